@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Module graph (arrows point one way):
+/// gallery -> Gallery -> ImagePipeline -> ImageCodec -> CZlib; Gallery -> FastCGI -> CFastCGI.
+/// ImageCodec uses only the standard library and zlib: it never sees Foundation or the web.
+let package = Package(
+    name: "gallery",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "gallery", targets: ["gallery"]),
+        .executable(name: "gallery-bench", targets: ["gallery-bench"]),
+        .executable(name: "fuzz-jpeg", targets: ["fuzz-jpeg"]),
+        .executable(name: "fuzz-png", targets: ["fuzz-png"]),
+        .executable(name: "fuzz-exif", targets: ["fuzz-exif"]),
+        .executable(name: "fuzz-request", targets: ["fuzz-request"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CFastCGI", path: "Sources/CFastCGI", providers: [.apt(["libfcgi-dev"])]),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "ImageCodec", dependencies: ["CZlib"]),
+        .target(name: "ImagePipeline", dependencies: ["ImageCodec"]),
+        .target(name: "FastCGI", dependencies: ["CFastCGI"]),
+        .target(name: "Gallery", dependencies: ["ImagePipeline", "FastCGI"]),
+        .executableTarget(name: "gallery", dependencies: ["Gallery", "ImagePipeline", "ImageCodec", "FastCGI"]),
+        .executableTarget(name: "gallery-bench", dependencies: ["ImagePipeline", "ImageCodec"]),
+        .executableTarget(name: "fuzz-jpeg", dependencies: ["ImageCodec"], path: "Sources/Fuzz/fuzz-jpeg"),
+        .executableTarget(name: "fuzz-png", dependencies: ["ImageCodec"], path: "Sources/Fuzz/fuzz-png"),
+        .executableTarget(name: "fuzz-exif", dependencies: ["ImageCodec"], path: "Sources/Fuzz/fuzz-exif"),
+        .executableTarget(name: "fuzz-request", dependencies: ["Gallery", "ImagePipeline"], path: "Sources/Fuzz/fuzz-request"),
+        .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec"]),
+        .testTarget(name: "ImagePipelineTests", dependencies: ["ImagePipeline", "ImageCodec"]),
+        .testTarget(name: "GalleryTests", dependencies: ["Gallery", "ImagePipeline", "ImageCodec", "FastCGI"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,62 @@
+/// The one entry point the rest of the product uses: sniff, probe and decode any supported
+/// image, at full size or reduced while decoding. Callers never reach into format internals.
+public enum ImageCodec {
+    /// Header-only probe: size, components, orientation, EXIF. Cheap; allocates no pixels.
+    public static func probe(_ bytes: [UInt8], limits: DecodeLimits = .default) throws -> ImageInfo {
+        try limits.check(inputBytes: bytes.count)
+        switch ImageFormat.sniff(bytes) {
+        case .jpeg: return try JPEGDecoder.probe(bytes, limits: limits)
+        case .png: return try PNGDecoder.probe(bytes, limits: limits)
+        case nil: throw ImageCodecError(.notAnImage, "not a JPEG or PNG file")
+        }
+    }
+
+    /// Decodes at `scale` of the stored size. JPEG scales in the DCT domain (libjpeg's
+    /// ceil(size × M / 8)); PNG box-averages rows by 8 / M as they are inflated.
+    /// No EXIF orientation is applied: see `Orientation.apply(to:)`.
+    public static func decode(_ bytes: [UInt8], scale: DecodeScale = .full, limits: DecodeLimits = .default) throws -> DecodedImage {
+        try limits.check(inputBytes: bytes.count)
+        switch ImageFormat.sniff(bytes) {
+        case .jpeg: return try JPEGDecoder.decode(bytes, scale: scale.numerator, limits: limits)
+        case .png: return try PNGDecoder.decode(bytes, reduction: 8 / scale.numerator, limits: limits)
+        case nil: throw ImageCodecError(.notAnImage, "not a JPEG or PNG file")
+        }
+    }
+
+    /// The smallest reduction whose output is still at least `minWidth` × `minHeight` in stored
+    /// orientation: what a thumbnail needs before an exact resample.
+    public static func scale(for info: ImageInfo, minWidth: Int, minHeight: Int) -> DecodeScale {
+        for candidate in [DecodeScale.eighth, .quarter, .half] {
+            let (w, h) = candidate.outputSize(width: info.width, height: info.height)
+            if w >= minWidth && h >= minHeight { return candidate }
+        }
+        return .full
+    }
+}
+
+/// A decode-time reduction of M/8, for M in 1, 2, 4, 8.
+public struct DecodeScale: Sendable, Equatable, Hashable, CustomStringConvertible {
+    /// M in M/8.
+    public let numerator: Int
+
+    public init(numerator: Int) throws {
+        guard [1, 2, 4, 8].contains(numerator) else {
+            throw ImageCodecError(.invalidArgument, "scale \(numerator)/8 is not one of 1/8, 2/8, 4/8, 8/8")
+        }
+        self.numerator = numerator
+    }
+
+    private init(unchecked numerator: Int) { self.numerator = numerator }
+
+    public static let full = DecodeScale(unchecked: 8)
+    public static let half = DecodeScale(unchecked: 4)
+    public static let quarter = DecodeScale(unchecked: 2)
+    public static let eighth = DecodeScale(unchecked: 1)
+
+    /// libjpeg's output size for this scale: ceil(size × M / 8). PNG reduction gives the same.
+    public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        ((width * numerator + 7) / 8, (height * numerator + 7) / 8)
+    }
+
+    public var description: String { "\(numerator)/8" }
+}

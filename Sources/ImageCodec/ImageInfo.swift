@@ -1,0 +1,81 @@
+/// What a header says about an image, read without decoding its pixels.
+public struct ImageInfo: Sendable, Equatable {
+    public var format: ImageFormat
+    /// Stored size, before any EXIF orientation.
+    public var width: Int
+    public var height: Int
+    /// JPEG: number of components (1, 3, 4). PNG: channels after palette expansion (1-4).
+    public var components: Int
+    /// Whether decoded pixels carry alpha (PNG colour types 4 and 6, or a tRNS chunk).
+    public var hasAlpha: Bool
+    /// Bits per sample as stored (8 for JPEG; 1-16 for PNG).
+    public var bitDepth: Int
+    /// JPEG: progressive (SOF2). PNG: Adam7 interlaced.
+    public var progressive: Bool
+    /// JPEG: "YCbCr", "Gray", "RGB", "CMYK" or "YCCK". PNG: "Gray", "GrayAlpha", "RGB", "RGBA", "Palette".
+    public var colorSpace: String
+    /// JPEG sampling factors per component, such as ["2x2", "1x1", "1x1"]; empty for PNG.
+    public var sampling: [String]
+    /// EXIF fields (JPEG APP1 or PNG eXIf); `exif.orientation` is `.up` when absent.
+    public var exif: ExifMetadata
+    /// The embedded ICC profile as stored (JPEG APP2 chunks joined; PNG iCCP inflated), kept, not applied.
+    public var iccProfile: [UInt8]?
+    /// PNG gAMA as a plain number (for example 0.45455), reported, not applied.
+    public var gamma: Double?
+    /// PNG sRGB rendering intent, reported, not applied.
+    public var srgbIntent: Int?
+
+    public init(format: ImageFormat, width: Int, height: Int, components: Int, hasAlpha: Bool,
+                bitDepth: Int, progressive: Bool, colorSpace: String, sampling: [String] = [],
+                exif: ExifMetadata = ExifMetadata(), iccProfile: [UInt8]? = nil,
+                gamma: Double? = nil, srgbIntent: Int? = nil) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.components = components
+        self.hasAlpha = hasAlpha
+        self.bitDepth = bitDepth
+        self.progressive = progressive
+        self.colorSpace = colorSpace
+        self.sampling = sampling
+        self.exif = exif
+        self.iccProfile = iccProfile
+        self.gamma = gamma
+        self.srgbIntent = srgbIntent
+    }
+
+    public var orientation: Orientation { exif.orientation }
+    /// Size as displayed, after the EXIF orientation.
+    public var orientedWidth: Int { orientation.swapsAxes ? height : width }
+    public var orientedHeight: Int { orientation.swapsAxes ? width : height }
+}
+
+/// The EXIF fields the gallery shows or acts on.
+public struct ExifMetadata: Sendable, Equatable {
+    public var orientation: Orientation
+    /// DateTimeOriginal as written ("YYYY:MM:DD HH:MM:SS"), else DateTime from IFD0.
+    public var dateTimeOriginal: String?
+    public var make: String?
+    public var model: String?
+
+    public init(orientation: Orientation = .up, dateTimeOriginal: String? = nil, make: String? = nil, model: String? = nil) {
+        self.orientation = orientation
+        self.dateTimeOriginal = dateTimeOriginal
+        self.make = make
+        self.model = model
+    }
+}
+
+/// A decoded image with what was learned on the way.
+public struct DecodedImage: Sendable {
+    public var bitmap: Bitmap
+    public var info: ImageInfo
+    /// Recoverable problems (a truncated scan filled with grey, a bad ancillary CRC), as log text.
+    public var warnings: [String]
+
+    public init(bitmap: Bitmap, info: ImageInfo, warnings: [String] = []) {
+        self.bitmap = bitmap
+        self.info = info
+        self.warnings = warnings
+    }
+}

@@ -1,0 +1,3 @@
+enum ServeCommand {
+    static func run(_ args: [String]) -> Int32 { 1 }
+}

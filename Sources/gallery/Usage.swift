@@ -1,0 +1,8 @@
+let usageText = """
+usage:
+  gallery [serve] --root DIR [--socket PATH | --listen 127.0.0.1:PORT] [--threads N] [--cache-dir DIR] ...
+  gallery decode IN OUT [--scale M/8] [--orient]     write .ppm, .pgm or .pam
+  gallery probe IN                                    one JSON line
+  gallery thumb IN OUT (--size 480 | --cover 240x240) [--quality 82]
+  gallery warm (--root DIR | --manifest FILE) --sizes 240,480,...
+"""

@@ -1,0 +1,28 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Subcommands live in their own files; this file only dispatches, so that worker-thread code
+// never sits in main-actor-isolated top-level code (see STACK-NOTES).
+let arguments = Array(CommandLine.arguments.dropFirst())
+let command = arguments.first ?? "serve"
+let rest = Array(arguments.dropFirst())
+let status: Int32
+switch command {
+case "serve": status = ServeCommand.run(rest)
+case "decode": status = CodecCommands.decode(rest)
+case "probe": status = CodecCommands.probe(rest)
+case "thumb": status = PipelineCommands.thumb(rest)
+case "warm": status = PipelineCommands.warm(rest)
+case "help", "--help", "-h":
+    print(usageText)
+    status = 0
+default:
+    if command.hasPrefix("--") {
+        status = ServeCommand.run(arguments)
+    } else {
+        fputs("gallery: unknown command '\(command)'\n\(usageText)\n", stderr)
+        status = 2
+    }
+}
+exit(status)
