@@ -1,3 +1,5 @@
+import Foundation
+
 let usageText = """
 usage:
   gallery [serve] --root DIR [--socket PATH | --listen 127.0.0.1:PORT] [--threads N] [--cache-dir DIR] ...
@@ -6,3 +8,8 @@ usage:
   gallery thumb IN OUT (--size 480 | --cover 240x240) [--quality 82]
   gallery warm (--root DIR | --manifest FILE) --sizes 240,480,...
 """
+
+/// Writes one line to standard error (stderr as a C global is not concurrency-safe in Swift 6).
+func printError(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}

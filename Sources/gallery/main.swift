@@ -21,7 +21,7 @@ default:
     if command.hasPrefix("--") {
         status = ServeCommand.run(arguments)
     } else {
-        fputs("gallery: unknown command '\(command)'\n\(usageText)\n", stderr)
+        printError("gallery: unknown command '\(command)'\n\(usageText)")
         status = 2
     }
 }
