@@ -1,0 +1,86 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One measured command: median wall time over the runs and the largest peak RSS seen.
+struct Measurement {
+    var medianSeconds: Double
+    var peakRSSKiB: Int
+    var runs: Int
+}
+
+/// What every benchmark section gets: where the photographs are, how many runs, where the
+/// binaries live, and a scratch folder for outputs.
+struct BenchContext: Sendable {
+    var photoDir: String
+    var runs: Int
+    /// Absolute path of the release `gallery` executable (ours, whole process).
+    var galleryBinary: String
+    var scratchDir: String
+
+    /// Files in `photoDir` whose names end with one of `extensions`, sorted.
+    func photos(_ extensions: [String]) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: photoDir)) ?? []
+        return names.filter { n in extensions.contains { n.lowercased().hasSuffix($0) } }.sorted().map { photoDir + "/" + $0 }
+    }
+}
+
+/// Runs `argv` (argv[0] resolved on PATH) `runs` times, stdout to `stdoutPath` (or /dev/null),
+/// and returns the median wall time and peak RSS from wait4's rusage. Returns nil when the
+/// command cannot be started or exits non-zero.
+func measureProcess(_ argv: [String], runs: Int, stdoutPath: String = "/dev/null") -> Measurement? {
+    var times: [Double] = []
+    var peak = 0
+    for _ in 0..<max(1, runs) {
+        guard let (seconds, rss) = runOnce(argv, stdoutPath: stdoutPath) else { return nil }
+        times.append(seconds)
+        peak = max(peak, rss)
+    }
+    times.sort()
+    return Measurement(medianSeconds: times[times.count / 2], peakRSSKiB: peak, runs: times.count)
+}
+
+private func runOnce(_ argv: [String], stdoutPath: String) -> (Double, Int)? {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let cArgs = argv.map { strdup($0) } + [nil]
+    defer { cArgs.forEach { free($0) } }
+    var pid: pid_t = 0
+    let start = DispatchTime.now().uptimeNanoseconds
+    guard posix_spawnp(&pid, argv[0], &actions, nil, cArgs, environ) == 0 else { return nil }
+    var status: Int32 = 0
+    var usage = rusage()
+    guard wait4(pid, &status, 0, &usage) == pid else { return nil }
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else { return nil }
+    return (seconds, Int(usage.ru_maxrss))
+}
+
+/// A plain-text table: a header row, then rows, columns padded to the widest cell.
+struct Table {
+    var title: String
+    var columns: [String]
+    var rows: [[String]] = []
+
+    mutating func add(_ row: [String]) { rows.append(row) }
+
+    func render() -> String {
+        var widths = columns.map(\.count)
+        for r in rows { for (i, c) in r.enumerated() where i < widths.count { widths[i] = max(widths[i], c.count) } }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { i, c in c.padding(toLength: widths[min(i, widths.count - 1)], withPad: " ", startingAt: 0) }
+                .joined(separator: "  ")
+        }
+        var out = "\n## \(title)\n" + line(columns) + "\n" + widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n"
+        for r in rows { out += line(r) + "\n" }
+        return out
+    }
+}
+
+func ms(_ seconds: Double) -> String { String(format: "%.1f", seconds * 1000) }
+func ratio(_ ours: Double, _ theirs: Double) -> String { String(format: "%.2fx", ours / theirs) }
+func mib(_ kib: Int) -> String { String(format: "%.1f", Double(kib) / 1024) }

@@ -1,0 +1,3 @@
+enum EncodeBench {
+    static func run(_ context: BenchContext) {}
+}

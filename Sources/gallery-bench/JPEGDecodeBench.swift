@@ -1,0 +1,3 @@
+enum JPEGDecodeBench {
+    static func run(_ context: BenchContext) {}
+}

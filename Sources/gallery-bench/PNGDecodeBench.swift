@@ -1,0 +1,3 @@
+enum PNGDecodeBench {
+    static func run(_ context: BenchContext) {}
+}

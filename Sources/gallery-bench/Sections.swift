@@ -1,0 +1,13 @@
+/// The benchmark sections, in the order they print. Each lives in its own file.
+struct BenchSection: Sendable {
+    var name: String
+    var run: @Sendable (BenchContext) -> Void
+}
+
+let benchSections: [BenchSection] = [
+    BenchSection(name: "jpeg", run: JPEGDecodeBench.run),
+    BenchSection(name: "png", run: PNGDecodeBench.run),
+    BenchSection(name: "encode", run: EncodeBench.run),
+    BenchSection(name: "thumb", run: ThumbnailBench.run),
+    BenchSection(name: "web", run: WebBench.run),
+]

@@ -1,0 +1,3 @@
+enum ThumbnailBench {
+    static func run(_ context: BenchContext) {}
+}

@@ -1,0 +1,3 @@
+enum WebBench {
+    static func run(_ context: BenchContext) {}
+}
