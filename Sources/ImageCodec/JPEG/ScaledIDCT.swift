@@ -14,6 +14,17 @@
 //   blocks are zero.
 
 /// Dequantising inverse DCTs producing 8×8, 4×4, 2×2 or 1×1 clamped pixels per block.
+/// The 1024 entries of libjpeg's post-IDCT range-limit table, indexed by the low 10 bits.
+/// Immutable after its one-time initialisation; a raw pointer avoids array access costs per pixel.
+nonisolated(unsafe) private let rangeLimitTable: UnsafeMutablePointer<UInt8> = {
+    let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 1024)
+    for low in 0..<1024 {
+        let s = (low >= 512 ? low - 1024 : low) + 128
+        table[low] = UInt8(min(max(s, 0), 255))
+    }
+    return table
+}()
+
 enum ScaledIDCT {
     /// Dequantise + IDCT one block. `coef`: 64 Int16 in natural (row-major) order; `quant`: 64
     /// UInt16 in natural order. Writes 8×8 clamped pixels to `out` with row stride `stride` bytes.
@@ -173,8 +184,7 @@ enum ScaledIDCT {
     /// and the pixel is clamp(s + 128). Equal to clamp(v + 128) for sane data.
     @inline(__always)
     static func rangeLimit(_ v: Int) -> UInt8 {
-        let s = (((v & 1023) ^ 512) &- 512) &+ 128
-        return UInt8(truncatingIfNeeded: s < 0 ? 0 : (s > 255 ? 255 : s))
+        rangeLimitTable[v & 1023]
     }
 
     /// The LL&M 8-point IDCT of `jpeg_idct_islow` (CONST_BITS 13), before descaling.
