@@ -35,6 +35,9 @@ final class HuffmanTable {
             if n > 0 {
                 voff[l] = Int32(index - code)
                 for _ in 0..<n {
+                    guard code < (1 << l) else {
+                        throw ImageCodecError(.corrupt, "bogus Huffman table definition (code overflow at length \(l))")
+                    }
                     if l <= HuffmanTable.lookaheadBits {
                         let shift = HuffmanTable.lookaheadBits - l
                         let first = code << shift
