@@ -20,6 +20,13 @@ enum BaselineScanDecoder {
         var k = 1
         if dcOnly {
             while k < 64 {
+                r.fill()
+                let f = t.ac.fastAC[r.peek(HuffmanTable.lookaheadBits)]
+                if f != 0 {
+                    r.skip(Int(f & 0xFF))
+                    k &+= Int((f &>> 8) & 0xFF) &+ 1
+                    continue
+                }
                 let rs = r.decodeSymbol(t.ac)
                 let run = rs &>> 4, size = rs & 15
                 if size != 0 {
@@ -32,6 +39,15 @@ enum BaselineScanDecoder {
             }
         } else {
             while k < 64 {
+                r.fill()
+                let f = t.ac.fastAC[r.peek(HuffmanTable.lookaheadBits)]
+                if f != 0 {
+                    r.skip(Int(f & 0xFF))
+                    k &+= Int((f &>> 8) & 0xFF)
+                    coef[natural[k]] = Int16(truncatingIfNeeded: f &>> 16)
+                    k &+= 1
+                    continue
+                }
                 let rs = r.decodeSymbol(t.ac)
                 let run = rs &>> 4, size = rs & 15
                 if size != 0 {

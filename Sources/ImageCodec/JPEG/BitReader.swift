@@ -29,13 +29,27 @@ struct BitReader {
     /// Whether the current MCU consumed bits that were not in the file.
     @inline(__always) var ranOutOfData: Bool { bits < fakeBits }
 
-    /// Ensures at least 57 bits are buffered, so a symbol (≤ 17 bits) and its value (≤ 16
+    /// Ensures at least 40 bits are buffered, so a symbol (≤ 17 bits) and its value (≤ 15
     /// bits) can be read without another check.
     @inline(__always) mutating func fill() {
-        if bits <= 56 { refill() }
+        if bits < 40 { refill() }
     }
 
     @inline(never) mutating func refill() {
+        // Fast path: the next bytes hold no FF, so append them whole (up to 7, keeping
+        // the accumulator within 64 bits).
+        if pos &+ 8 <= count && marker == 0 {
+            let want = min(7, (64 &- bits) &>> 3)
+            let word = UInt64(bigEndian: UnsafeRawPointer(base + pos).loadUnaligned(as: UInt64.self))
+            let probe = ~word | (UInt64.max &>> UInt64(want &* 8))
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            if (probe &- ones) & ~probe & (ones &<< 7) == 0 {
+                acc = (acc &<< UInt64(want &* 8)) | (word &>> UInt64(64 &- want &* 8))
+                bits &+= want &* 8
+                pos &+= want
+                return
+            }
+        }
         while bits <= 56 {
             if marker != 0 {
                 acc = acc &<< 8

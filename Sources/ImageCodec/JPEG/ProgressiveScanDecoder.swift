@@ -97,6 +97,19 @@ enum ProgressiveScanDecoder {
         }
         var k = ss
         while k <= se {
+            r.fill()
+            let f = t.fastAC[r.peek(HuffmanTable.lookaheadBits)]
+            if f != 0 {
+                r.skip(Int(f & 0xFF))
+                k &+= Int((f &>> 8) & 0xFF)
+                let value = Int16(truncatingIfNeeded: (f &>> 16) &<< Int32(al))
+                let slot = Int(slotOf[k])
+                if slot >= 0 { v[slot] = value }
+                let bit = UInt64(1) &<< UInt64(min(k, 63))
+                if value != 0 { mask |= bit } else { mask &= ~bit }
+                k &+= 1
+                continue
+            }
             let rs = r.decodeSymbol(t)
             let run = rs &>> 4, size = rs & 15
             if size != 0 {
