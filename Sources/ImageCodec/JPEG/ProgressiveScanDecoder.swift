@@ -2,7 +2,7 @@
 /// EOB runs, into the coefficient store. Refinement decides "already non-zero" from the
 /// block's mask, so positions the scaled IDCT never reads need no stored value.
 enum ProgressiveScanDecoder {
-    static func decode(_ reader: inout BitReader, scan: JPEGScanHeader, frame: JPEGFrame,
+    static func decode(_ input: inout BitReader, scan: JPEGScanHeader, frame: JPEGFrame,
                        tables: JPEGTables, plan: DecodePlan, store: CoefficientStore,
                        warnings: inout [String]) throws {
         let isDC = scan.ss == 0
@@ -18,63 +18,64 @@ enum ProgressiveScanDecoder {
                 lookups.append(t.view)
             }
         }
+        defer { withExtendedLifetime(keep) {} }
+        // A local copy keeps the bit reader in registers (an inout parameter is reloaded).
+        var reader = input
+        defer { input = reader }
         var restart = RestartState(interval: tables.restartInterval)
         var pred = [Int32](repeating: 0, count: scan.components.count)
         var eobrun = 0
         let comps = scan.components
         let al = scan.al, ss = scan.ss, se = scan.se
-
-        withExtendedLifetime(keep) {
-            if comps.count > 1 {
-                for my in 0..<frame.mcuRows {
-                    for mx in 0..<frame.mcusPerLine {
-                        if restart.beforeMCU(&reader) { for i in pred.indices { pred[i] = 0 } }
-                        if restart.outOfData { continue }
-                        for (i, c) in comps.enumerated() {
-                            let p = plan.components[c]
-                            let plane = store.planes[c]
-                            for by in 0..<p.v {
-                                for bx in 0..<p.h {
-                                    let block = (my &* p.v &+ by) &* plane.blocksWide &+ mx &* p.h &+ bx
-                                    let v = plane.values + block &* plane.slots
-                                    if scan.ah == 0 {
-                                        dcFirst(&reader, lookups[i], &pred[i], v, al)
-                                    } else if reader.bit() != 0 {
-                                        v[0] |= Int16(truncatingIfNeeded: 1 << al)
-                                    }
+        if comps.count > 1 {
+            for my in 0..<frame.mcuRows {
+                for mx in 0..<frame.mcusPerLine {
+                    if restart.beforeMCU(&reader) { for i in pred.indices { pred[i] = 0 } }
+                    if restart.outOfData { continue }
+                    for (i, c) in comps.enumerated() {
+                        let p = plan.components[c]
+                        let plane = store.planes[c]
+                        for by in 0..<p.v {
+                            for bx in 0..<p.h {
+                                let block = (my &* p.v &+ by) &* plane.blocksWide &+ mx &* p.h &+ bx
+                                let v = plane.values + block &* plane.slots
+                                if scan.ah == 0 {
+                                    dcFirst(&reader, lookups[i], &pred[i], v, al)
+                                } else if reader.bit() != 0 {
+                                    v[0] |= Int16(truncatingIfNeeded: 1 << al)
                                 }
                             }
                         }
-                        restart.afterMCU(reader, warnings: &warnings)
-                    }
-                }
-                return
-            }
-            let c = comps[0]
-            let p = plan.components[c]
-            let plane = store.planes[c]
-            for by in 0..<p.dataBlocksHigh {
-                for bx in 0..<p.dataBlocksWide {
-                    if restart.beforeMCU(&reader) {
-                        pred[0] = 0
-                        eobrun = 0
-                    }
-                    if restart.outOfData { continue }
-                    let block = by &* plane.blocksWide &+ bx
-                    let v = plane.values + block &* plane.slots
-                    if isDC {
-                        if scan.ah == 0 {
-                            dcFirst(&reader, lookups[0], &pred[0], v, al)
-                        } else if reader.bit() != 0 {
-                            v[0] |= Int16(truncatingIfNeeded: 1 << al)
-                        }
-                    } else if scan.ah == 0 {
-                        acFirst(&reader, lookups[0], &eobrun, v, &plane.masks[block], plane.slotOfZigzag, ss, se, al)
-                    } else {
-                        acRefine(&reader, lookups[0], &eobrun, v, &plane.masks[block], plane.slotOfZigzag, ss, se, al)
                     }
                     restart.afterMCU(reader, warnings: &warnings)
                 }
+            }
+            return
+        }
+        let c = comps[0]
+        let p = plan.components[c]
+        let plane = store.planes[c]
+        for by in 0..<p.dataBlocksHigh {
+            for bx in 0..<p.dataBlocksWide {
+                if restart.beforeMCU(&reader) {
+                    pred[0] = 0
+                    eobrun = 0
+                }
+                if restart.outOfData { continue }
+                let block = by &* plane.blocksWide &+ bx
+                let v = plane.values + block &* plane.slots
+                if isDC {
+                    if scan.ah == 0 {
+                        dcFirst(&reader, lookups[0], &pred[0], v, al)
+                    } else if reader.bit() != 0 {
+                        v[0] |= Int16(truncatingIfNeeded: 1 << al)
+                    }
+                } else if scan.ah == 0 {
+                    acFirst(&reader, lookups[0], &eobrun, v, &plane.masks[block], plane.slotOfZigzag, ss, se, al)
+                } else {
+                    acRefine(&reader, lookups[0], &eobrun, v, &plane.masks[block], plane.slotOfZigzag, ss, se, al)
+                }
+                restart.afterMCU(reader, warnings: &warnings)
             }
         }
     }
