@@ -139,6 +139,28 @@ enum ProgressiveScanDecoder {
         }
     }
 
+    /// Bits lo...hi of a 64-bit mask (empty when lo > hi); 0 ≤ lo ≤ 64, hi ≤ 63.
+    @inline(__always)
+    static func bitRange(_ lo: Int, _ hi: Int) -> UInt64 {
+        guard lo <= hi else { return 0 }
+        let top: UInt64 = hi >= 63 ? .max : (UInt64(1) &<< UInt64(hi &+ 1)) &- 1
+        return top & ~((UInt64(1) &<< UInt64(lo)) &- 1)
+    }
+
+    /// Reads one correction bit for each non-zero position in `positions`, lowest first.
+    @inline(__always)
+    static func correctAll(_ r: inout BitReader, _ v: UnsafeMutablePointer<Int16>, _ positions: UInt64,
+                           _ slotOf: UnsafeMutablePointer<Int8>, _ p1: Int16) {
+        var m = positions
+        while m != 0 {
+            correct(&r, v, Int(slotOf[m.trailingZeroBitCount]), p1)
+            m &= m &- 1
+        }
+    }
+
+    /// libjpeg `decode_mcu_AC_refine`. The walk over positions uses the non-zero mask: the
+    /// target of a run is the (run+1)-th zero position, and every non-zero position before it
+    /// takes a correction bit, in increasing order as in the bit stream.
     @inline(__always)
     static func acRefine(_ r: inout BitReader, _ t: HuffmanLookup, _ eobrun: inout Int,
                          _ v: UnsafeMutablePointer<Int16>, _ mask: inout UInt64,
@@ -148,7 +170,7 @@ enum ProgressiveScanDecoder {
         if eobrun == 0 {
             while k <= se {
                 let rs = r.decodeSymbol(t)
-                var run = rs &>> 4
+                let run = rs &>> 4
                 let size = rs & 15
                 var newValue: Int16 = 0
                 if size != 0 {
@@ -157,15 +179,11 @@ enum ProgressiveScanDecoder {
                     eobrun = (1 &<< run) &+ r.receive(run)
                     break
                 }
-                while k <= se {
-                    if mask & (UInt64(1) &<< UInt64(k)) != 0 {
-                        correct(&r, v, Int(slotOf[k]), p1)
-                    } else {
-                        if run == 0 { break }
-                        run &-= 1
-                    }
-                    k &+= 1
-                }
+                var zeros = ~mask & bitRange(k, se)
+                for _ in 0..<run { zeros &= zeros &- 1 }
+                let target = zeros == 0 ? se &+ 1 : zeros.trailingZeroBitCount
+                correctAll(&r, v, mask & bitRange(k, target &- 1), slotOf, p1)
+                k = target
                 if newValue != 0 {
                     let slot = Int(slotOf[k])
                     if slot >= 0 { v[slot] = newValue }
@@ -175,10 +193,7 @@ enum ProgressiveScanDecoder {
             }
         }
         if eobrun > 0 {
-            while k <= se {
-                if mask & (UInt64(1) &<< UInt64(k)) != 0 { correct(&r, v, Int(slotOf[k]), p1) }
-                k &+= 1
-            }
+            correctAll(&r, v, mask & bitRange(k, se), slotOf, p1)
             eobrun &-= 1
         }
     }
