@@ -138,18 +138,21 @@ extension BitReader {
             bits &-= Int(e &>> 8)
             return Int(e & 0xFF)
         }
-        return decodeLongSymbol(t)
+        let (symbol, length) = longSymbol(t)
+        bits &-= length
+        return symbol
     }
 
-    @inline(never) mutating func decodeLongSymbol(_ t: HuffmanLookup) -> Int {
+    /// Codes longer than the lookahead: (symbol, bits used). Non-mutating so that the caller's
+    /// reader stays in registers.
+    @inline(never) func longSymbol(_ t: HuffmanLookup) -> (Int, Int) {
         var l = HuffmanTable.lookaheadBits &+ 1
         var code = peek(l)
         while code > Int(t.maxcode[l]) {
             l &+= 1
             code = peek(l)
         }
-        bits &-= l
-        if l > 16 { return 0 }
-        return Int(t.values[(code &+ Int(t.valoffset[l])) & 0xFF])
+        if l > 16 { return (0, l) }
+        return (Int(t.values[(code &+ Int(t.valoffset[l])) & 0xFF]), l)
     }
 }

@@ -85,7 +85,7 @@ enum ProgressiveScanDecoder {
                         _ v: UnsafeMutablePointer<Int16>, _ al: Int) {
         let s = r.decodeSymbol(t)
         if s != 0 { pred = pred &+ r.receiveExtend(s) }
-        v[0] = Int16(truncatingIfNeeded: pred &<< Int32(al))
+        v[0] = Int16(truncatingIfNeeded: pred &<< Int32(truncatingIfNeeded: al))
     }
 
     @inline(__always)
@@ -103,10 +103,10 @@ enum ProgressiveScanDecoder {
             if f != 0 {
                 r.skip(Int(f & 0xFF))
                 k &+= Int((f &>> 8) & 0xFF)
-                let value = Int16(truncatingIfNeeded: (f &>> 16) &<< Int32(al))
+                let value = Int16(truncatingIfNeeded: (f &>> 16) &<< Int32(truncatingIfNeeded: al))
                 let slot = Int(slotOf[k])
                 if slot >= 0 { v[slot] = value }
-                let bit = UInt64(1) &<< UInt64(min(k, 63))
+                let bit = UInt64(1) &<< UInt64(truncatingIfNeeded: min(k, 63))
                 if value != 0 { mask |= bit } else { mask &= ~bit }
                 k &+= 1
                 continue
@@ -115,10 +115,10 @@ enum ProgressiveScanDecoder {
             let run = rs &>> 4, size = rs & 15
             if size != 0 {
                 k &+= run
-                let value = Int16(truncatingIfNeeded: r.receiveExtend(size) &<< Int32(al))
+                let value = Int16(truncatingIfNeeded: r.receiveExtend(size) &<< Int32(truncatingIfNeeded: al))
                 let slot = Int(slotOf[k])
                 if slot >= 0 { v[slot] = value }
-                let bit = UInt64(1) &<< UInt64(min(k, 63))
+                let bit = UInt64(1) &<< UInt64(truncatingIfNeeded: min(k, 63))
                 if value != 0 { mask |= bit } else { mask &= ~bit }
             } else if run == 15 {
                 k &+= 15
@@ -143,8 +143,8 @@ enum ProgressiveScanDecoder {
     @inline(__always)
     static func bitRange(_ lo: Int, _ hi: Int) -> UInt64 {
         guard lo <= hi else { return 0 }
-        let top: UInt64 = hi >= 63 ? .max : (UInt64(1) &<< UInt64(hi &+ 1)) &- 1
-        return top & ~((UInt64(1) &<< UInt64(lo)) &- 1)
+        let top: UInt64 = hi >= 63 ? .max : (UInt64(1) &<< UInt64(truncatingIfNeeded: hi &+ 1)) &- 1
+        return top & ~((UInt64(1) &<< UInt64(truncatingIfNeeded: lo)) &- 1)
     }
 
     /// Reads one correction bit for each non-zero position in `positions`, lowest first.
@@ -187,7 +187,7 @@ enum ProgressiveScanDecoder {
                 if newValue != 0 {
                     let slot = Int(slotOf[k])
                     if slot >= 0 { v[slot] = newValue }
-                    mask |= UInt64(1) &<< UInt64(min(k, 63))
+                    mask |= UInt64(1) &<< UInt64(truncatingIfNeeded: min(k, 63))
                 }
                 k &+= 1
             }
