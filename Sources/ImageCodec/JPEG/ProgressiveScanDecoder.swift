@@ -29,6 +29,7 @@ enum ProgressiveScanDecoder {
         let al = scan.al, ss = scan.ss, se = scan.se
         if comps.count > 1 {
             for my in 0..<frame.mcuRows {
+                if restart.isFinished(reader) { return }
                 for mx in 0..<frame.mcusPerLine {
                     if restart.beforeMCU(&reader) { for i in pred.indices { pred[i] = 0 } }
                     if restart.outOfData { continue }
@@ -56,6 +57,7 @@ enum ProgressiveScanDecoder {
         let p = plan.components[c]
         let plane = store.planes[c]
         for by in 0..<p.dataBlocksHigh {
+            if restart.isFinished(reader) { return }
             for bx in 0..<p.dataBlocksWide {
                 if restart.beforeMCU(&reader) {
                     pred[0] = 0
