@@ -35,16 +35,19 @@ struct ProgressionState {
 }
 
 /// The smoothing plan for one decode, or nil from `init` when libjpeg would not smooth.
+/// Per-block work uses inline storage only: no allocation in the block loop.
 struct BlockSmoother {
-    /// Natural indices of zigzag positions 1...9.
-    static let positions = [1, 8, 16, 9, 2, 3, 10, 17, 24]
+    /// Natural indices of zigzag positions 0...9.
+    static let positions = [0, 1, 8, 16, 9, 2, 3, 10, 17, 24]
 
     struct Component {
-        /// Latched coef_bits[0...9] for rows up to the last good iMCU row, and after it.
-        let bits: [Int]
-        let previousBits: [Int]
-        let quant: [Int]
-        let kept: [Bool]
+        /// Latched coef_bits[0...9] for iMCU rows up to the last good one, and after it.
+        var bits = InlineArray<10, Int>(repeating: 0)
+        var previousBits = InlineArray<10, Int>(repeating: 0)
+        /// Quantiser of zigzag positions 0...9.
+        var quant = InlineArray<10, Int>(repeating: 1)
+        /// Zigzag positions 1...9 whose value the scaled IDCT reads (bit i).
+        var kept: UInt16 = 0
     }
 
     let components: [Component]
@@ -55,22 +58,32 @@ struct BlockSmoother {
         var useful = false
         var made: [Component] = []
         for c in plan.components.indices {
-            guard renderer.quantLatched[c] else { return nil }
-            let q = (0..<64).map { Int(renderer.quant[c][$0]) }
-            guard ([0] + BlockSmoother.positions).allSatisfy({ q[$0] != 0 }) else { return nil }
-            let bits = Array(progression.coefBits[c][0..<10])
-            guard bits[0] >= 0 else { return nil }
-            if bits[1...].contains(where: { $0 != 0 }) { useful = true }
-            var previous = progression.scansRead > 1 ? progression.previousBits[c] : [Int](repeating: -1, count: 10)
-            previous[0] = bits[0]
+            guard renderer.quantLatched[c], progression.coefBits[c][0] >= 0 else { return nil }
+            var info = Component()
             let plane = store.planes[c]
-            let kept = (0..<64).map { k in (0..<plane.slots).contains { plane.naturalOfSlot[$0] == k } }
-            made.append(Component(bits: bits, previousBits: previous, quant: q, kept: kept))
+            for i in 0..<10 {
+                let q = Int(renderer.quant[c][BlockSmoother.positions[i]])
+                guard q != 0 else { return nil }
+                info.quant[i] = q
+                info.bits[i] = progression.coefBits[c][i]
+                info.previousBits[i] = progression.scansRead > 1 ? progression.previousBits[c][i] : -1
+                if i > 0 && info.bits[i] != 0 { useful = true }
+                if i > 0 && plane.slotOfZigzag[i] >= 0 { info.kept |= UInt16(1) << UInt16(i) }
+            }
+            made.append(info)
         }
         guard useful else { return nil }
         components = made
         lastGoodIMCURow = progression.lastGoodIMCURow
         totalIMCURows = plan.bands
+    }
+
+    /// libjpeg's rounded division of a prediction numerator, limited to below 2^Al when Al > 0.
+    @inline(__always)
+    static func predict(_ num: Int, _ q: Int, _ al: Int) -> Int16 {
+        var pred = ((q << 7) + (num >= 0 ? num : -num)) / (q << 8)
+        if al > 0 && pred >= (1 << al) { pred = (1 << al) - 1 }
+        return Int16(truncatingIfNeeded: num >= 0 ? pred : -pred)
     }
 
     /// Predicts the unknown low-frequency coefficients of block (`bx`, block row `by` of iMCU
@@ -90,78 +103,72 @@ struct BlockSmoother {
         let prevPrev = by > 1 || band > 1 ? row - 2 : prev
         let next = by < blockRows - 1 || band < lastIMCURow ? row + 1 : row
         let nextNext = by < blockRows - 2 || band + 1 < lastIMCURow ? row + 2 : next
-        let rows = [prevPrev, prev, row, next, nextNext].map { min(max($0, 0), plane.blocksHigh - 1) }
+        var rows = InlineArray<5, Int>(repeating: 0)
+        rows[0] = prevPrev
+        rows[1] = prev
+        rows[2] = row
+        rows[3] = next
+        rows[4] = nextNext
         let lastCol = p.dataBlocksWide - 1
-        // dc[i][j]: DC of the block i-2 rows and j-2 columns away (libjpeg DC01...DC25).
-        var dc = [Int](repeating: 0, count: 25)
+        // dc[5i + j] = libjpeg's DC(5i + j + 1): i - 2 block rows and j - 2 columns away.
+        var dc = InlineArray<25, Int>(repeating: 0)
         for i in 0..<5 {
+            let r = min(max(rows[i], 0), plane.blocksHigh - 1) * plane.blocksWide
             for j in 0..<5 {
                 let col = min(max(bx + j - 2, 0), lastCol)
-                dc[i * 5 + j] = Int(plane.values[(rows[i] * plane.blocksWide + col) * plane.slots])
+                dc[i * 5 + j] = Int(plane.values[(r + col) * plane.slots])
             }
         }
-        func d(_ n: Int) -> Int { dc[n - 1] }
-        let changeDC = bits[1...9].allSatisfy { $0 == -1 }
+        var changeDC = true
+        for i in 1...9 where bits[i] != -1 { changeDC = false }
         let q00 = info.quant[0]
-        func predict(_ pos: Int, _ al: Int, _ num: Int, limited: Bool) {
-            let qq = info.quant[pos]
-            var pred: Int
-            if num >= 0 {
-                pred = ((qq << 7) + num) / (qq << 8)
-                if limited && al > 0 && pred >= (1 << al) { pred = (1 << al) - 1 }
-            } else {
-                pred = ((qq << 7) - num) / (qq << 8)
-                if limited && al > 0 && pred >= (1 << al) { pred = (1 << al) - 1 }
-                pred = -pred
-            }
-            coef[pos] = Int16(truncatingIfNeeded: pred)
-        }
         func wanted(_ i: Int) -> Bool {
-            let pos = BlockSmoother.positions[i - 1]
-            return bits[i] != 0 && info.kept[pos] && coef[pos] == 0
+            bits[i] != 0 && info.kept & (UInt16(1) << UInt16(i)) != 0 && coef[BlockSmoother.positions[i]] == 0
+        }
+        func set(_ i: Int, _ n: Int) {
+            coef[BlockSmoother.positions[i]] = BlockSmoother.predict(q00 * n, info.quant[i], bits[i])
         }
         if wanted(1) {
-            let n = changeDC
-                ? -d(1) - d(2) + d(4) + d(5) - 3 * d(6) + 13 * d(7) - 13 * d(9) + 3 * d(10) - 3 * d(11) + 38 * d(12)
-                    - 38 * d(14) + 3 * d(15) - 3 * d(16) + 13 * d(17) - 13 * d(19) + 3 * d(20) - d(21) - d(22) + d(24) + d(25)
-                : -7 * d(11) + 50 * d(12) - 50 * d(14) + 7 * d(15)
-            predict(1, bits[1], q00 * n, limited: true)
+            set(1, changeDC
+                ? -dc[0] - dc[1] + dc[3] + dc[4] - 3 * dc[5] + 13 * dc[6] - 13 * dc[8] + 3 * dc[9] - 3 * dc[10]
+                    + 38 * dc[11] - 38 * dc[13] + 3 * dc[14] - 3 * dc[15] + 13 * dc[16] - 13 * dc[18] + 3 * dc[19]
+                    - dc[20] - dc[21] + dc[23] + dc[24]
+                : -7 * dc[10] + 50 * dc[11] - 50 * dc[13] + 7 * dc[14])
         }
         if wanted(2) {
-            let n = changeDC
-                ? -d(1) - 3 * d(2) - 3 * d(3) - 3 * d(4) - d(5) - d(6) + 13 * d(7) + 38 * d(8) + 13 * d(9) - d(10) + d(16)
-                    - 13 * d(17) - 38 * d(18) - 13 * d(19) + d(20) + d(21) + 3 * d(22) + 3 * d(23) + 3 * d(24) + d(25)
-                : -7 * d(3) + 50 * d(8) - 50 * d(18) + 7 * d(23)
-            predict(8, bits[2], q00 * n, limited: true)
+            set(2, changeDC
+                ? -dc[0] - 3 * dc[1] - 3 * dc[2] - 3 * dc[3] - dc[4] - dc[5] + 13 * dc[6] + 38 * dc[7] + 13 * dc[8]
+                    - dc[9] + dc[15] - 13 * dc[16] - 38 * dc[17] - 13 * dc[18] + dc[19] + dc[20] + 3 * dc[21]
+                    + 3 * dc[22] + 3 * dc[23] + dc[24]
+                : -7 * dc[2] + 50 * dc[7] - 50 * dc[17] + 7 * dc[22])
         }
         if wanted(3) {
-            let n = changeDC
-                ? d(3) + 2 * d(7) + 7 * d(8) + 2 * d(9) - 5 * d(12) - 14 * d(13) - 5 * d(14) + 2 * d(17) + 7 * d(18)
-                    + 2 * d(19) + d(23)
-                : -d(3) + 13 * d(8) - 24 * d(13) + 13 * d(18) - d(23)
-            predict(16, bits[3], q00 * n, limited: true)
+            set(3, changeDC
+                ? dc[2] + 2 * dc[6] + 7 * dc[7] + 2 * dc[8] - 5 * dc[11] - 14 * dc[12] - 5 * dc[13] + 2 * dc[16]
+                    + 7 * dc[17] + 2 * dc[18] + dc[22]
+                : -dc[2] + 13 * dc[7] - 24 * dc[12] + 13 * dc[17] - dc[22])
         }
         if wanted(4) {
-            let n = changeDC
-                ? -d(1) + d(5) + 9 * d(7) - 9 * d(9) - 9 * d(17) + 9 * d(19) + d(21) - d(25)
-                : d(10) + d(16) - 10 * d(17) + 10 * d(19) - d(2) - d(20) + d(22) - d(24) + d(4) - d(6) + 10 * d(7) - 10 * d(9)
-            predict(9, bits[4], q00 * n, limited: true)
+            set(4, changeDC
+                ? -dc[0] + dc[4] + 9 * dc[6] - 9 * dc[8] - 9 * dc[16] + 9 * dc[18] + dc[20] - dc[24]
+                : dc[9] + dc[15] - 10 * dc[16] + 10 * dc[18] - dc[1] - dc[19] + dc[21] - dc[23] + dc[3] - dc[5]
+                    + 10 * dc[6] - 10 * dc[8])
         }
         if wanted(5) {
-            let n = changeDC
-                ? 2 * d(7) - 5 * d(8) + 2 * d(9) + d(11) + 7 * d(12) - 14 * d(13) + 7 * d(14) + d(15) + 2 * d(17)
-                    - 5 * d(18) + 2 * d(19)
-                : -d(11) + 13 * d(12) - 24 * d(13) + 13 * d(14) - d(15)
-            predict(2, bits[5], q00 * n, limited: true)
+            set(5, changeDC
+                ? 2 * dc[6] - 5 * dc[7] + 2 * dc[8] + dc[10] + 7 * dc[11] - 14 * dc[12] + 7 * dc[13] + dc[14]
+                    + 2 * dc[16] - 5 * dc[17] + 2 * dc[18]
+                : -dc[10] + 13 * dc[11] - 24 * dc[12] + 13 * dc[13] - dc[14])
         }
         guard changeDC else { return }
-        if wanted(6) { predict(3, bits[6], q00 * (d(7) - d(9) + 2 * d(12) - 2 * d(14) + d(17) - d(19)), limited: true) }
-        if wanted(7) { predict(10, bits[7], q00 * (d(7) - 3 * d(8) + d(9) - d(17) + 3 * d(18) - d(19)), limited: true) }
-        if wanted(8) { predict(17, bits[8], q00 * (d(7) - d(9) - 3 * d(12) + 3 * d(14) + d(17) - d(19)), limited: true) }
-        if wanted(9) { predict(24, bits[9], q00 * (d(7) + 2 * d(8) + d(9) - d(17) - 2 * d(18) - d(19)), limited: true) }
-        let n = -2 * d(1) - 6 * d(2) - 8 * d(3) - 6 * d(4) - 2 * d(5) - 6 * d(6) + 6 * d(7) + 42 * d(8) + 6 * d(9)
-            - 6 * d(10) - 8 * d(11) + 42 * d(12) + 152 * d(13) + 42 * d(14) - 8 * d(15) - 6 * d(16) + 6 * d(17)
-            + 42 * d(18) + 6 * d(19) - 6 * d(20) - 2 * d(21) - 6 * d(22) - 8 * d(23) - 6 * d(24) - 2 * d(25)
-        predict(0, 0, q00 * n, limited: false)
+        if wanted(6) { set(6, dc[6] - dc[8] + 2 * dc[11] - 2 * dc[13] + dc[16] - dc[18]) }
+        if wanted(7) { set(7, dc[6] - 3 * dc[7] + dc[8] - dc[16] + 3 * dc[17] - dc[18]) }
+        if wanted(8) { set(8, dc[6] - dc[8] - 3 * dc[11] + 3 * dc[13] + dc[16] - dc[18]) }
+        if wanted(9) { set(9, dc[6] + 2 * dc[7] + dc[8] - dc[16] - 2 * dc[17] - dc[18]) }
+        let n = -2 * dc[0] - 6 * dc[1] - 8 * dc[2] - 6 * dc[3] - 2 * dc[4] - 6 * dc[5] + 6 * dc[6] + 42 * dc[7]
+            + 6 * dc[8] - 6 * dc[9] - 8 * dc[10] + 42 * dc[11] + 152 * dc[12] + 42 * dc[13] - 8 * dc[14]
+            - 6 * dc[15] + 6 * dc[16] + 42 * dc[17] + 6 * dc[18] - 6 * dc[19] - 2 * dc[20] - 6 * dc[21]
+            - 8 * dc[22] - 6 * dc[23] - 2 * dc[24]
+        coef[0] = BlockSmoother.predict(q00 * n, q00, 0)
     }
 }
