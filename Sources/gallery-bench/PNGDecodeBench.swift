@@ -44,8 +44,24 @@ enum PNGDecodeBench {
         }
         if let startup = pillowStartup { table.add(["-", "python3 + PIL import (startup)", ms(startup.medianSeconds), mib(startup.peakRSSKiB), "", ""]) }
         print(table.render())
+        for path in photos { print(identityLine(path, context: context)) }
         smallFiles(context)
         encode(context, photos: photos)
+    }
+
+    /// Whether our pixels equal libpng's (pngtopnm writes a PPM/PGM/PAM; its payload must be
+    /// our RGB bytes), so the timing rows compare equal work.
+    static func identityLine(_ path: String, context: BenchContext) -> String {
+        let name = (path as NSString).lastPathComponent
+        let out = context.scratchDir + "/identity.pnm"
+        guard measureProcess(["pngtopnm", path], runs: 1, stdoutPath: out) != nil,
+              let pnm = FileManager.default.contents(atPath: out).map({ [UInt8]($0) }),
+              let data = FileManager.default.contents(atPath: path),
+              let ours = try? ImageCodec.decode([UInt8](data)).bitmap, !ours.layout.hasAlpha else {
+            return "\(name): pixel identity with libpng not checked"
+        }
+        let payload = pnm.suffix(ours.pixels.count)
+        return "\(name): our pixels \(payload.elementsEqual(ours.pixels) ? "==" : "!=") libpng's (pngtopnm)"
     }
 
     /// Median wall time of `body` over `runs` runs; nil when it throws.
