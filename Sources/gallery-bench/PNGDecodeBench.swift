@@ -141,7 +141,9 @@ enum PNGDecodeBench {
         var encoded: [UInt8] = []
         let ours = inProcess(runs: context.runs) { encoded = try PNGEncoder.encode(source, compressionLevel: 6) }
         let rawPath = context.scratchDir + "/encode-source.rgb"
-        FileManager.default.createFile(atPath: rawPath, contents: Data(source.pixels))
+        guard FileManager.default.createFile(atPath: rawPath, contents: Data(source.pixels)) else {
+            print("\n(cannot write \(rawPath); encode bench skipped)"); return
+        }
         let outPath = context.scratchDir + "/pillow.png"
         let script = """
         import sys, time, os
