@@ -32,11 +32,14 @@ import Testing
         var outcomes = (decoded: 0, failed: 0)
         for entry in PNGFixtures.entries {
             let bytes = try PNGFixtures.bytes(entry.name)
-            for round in 0..<40 {
+            for round in 0..<60 {
                 var damaged = bytes
-                let index = Int(rng.next() % UInt64(damaged.count))
-                damaged[index] ^= UInt8(truncatingIfNeeded: rng.next() % 255 + 1)
-                // Half the time repair the CRC so the damage reaches inflate and the unfilter.
+                for _ in 0..<(1 + round % 4) {
+                    let index = Int(rng.next() % UInt64(damaged.count))
+                    damaged[index] ^= UInt8(truncatingIfNeeded: rng.next() % 255 + 1)
+                }
+                if round % 7 == 3 { damaged = Array(damaged.prefix(Int(rng.next() % UInt64(damaged.count)))) }
+                // 1-4 flipped bytes, sometimes also cut short; half the time repair the CRC so the damage reaches inflate and the unfilter.
                 if round % 2 == 1 { Self.repairCRCs(&damaged) }
                 for reduction in [1, 4] {
                     do {
