@@ -25,7 +25,7 @@ enum PNGDecodeBench {
             guard let data = FileManager.default.contents(atPath: path) else { continue }
             let bytes = [UInt8](data)
             let pngtopnm = measureProcess(["pngtopnm", path], runs: context.runs)
-            let libpngArgv = libpngTool.map { [$0, path, "1"] }
+            let libpngArgv = libpngTool.map { [$0, path, "1", context.scratchDir + "/libpng.pam"] }
             let libpngProcess = libpngArgv.flatMap { measureProcess($0, runs: context.runs) }
             let libpngInProcess = libpngTool.flatMap { commandNumber([$0, path, "\(context.runs)"], context: context) }
             let pillowArgv = [python, "-c", "import sys; from PIL import Image; Image.open(sys.argv[1]).load()", path]
@@ -67,7 +67,8 @@ enum PNGDecodeBench {
 
     /// A minimal libpng 1.6 decoder (classic API, rows into one buffer, 16-bit stripped,
     /// palette/gray/tRNS expanded like ours) that prints the median seconds of N decodes
-    /// from memory: libpng without netpbm's output formatting. Compiled into the scratch
+    /// from memory, and with a third argument writes the image as a PAM, the same work as
+    /// `gallery decode`: libpng without netpbm's output formatting. Compiled into the scratch
     /// folder at run time; nil when cc or libpng-dev is missing.
     static func buildLibpngHarness(_ context: BenchContext) -> String? {
         let source = context.scratchDir + "/libpng-decode.c"
@@ -99,7 +100,7 @@ static void readfn(png_structp png, png_bytep out, size_t len) {
 }
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
 static int cmp(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
-static int decode(const unsigned char *buf, size_t n) {
+static int decode(const unsigned char *buf, size_t n, const char *pam) {
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
     png_infop info = png_create_info_struct(png);
     unsigned char *volatile image = NULL;
@@ -115,6 +116,12 @@ static int decode(const unsigned char *buf, size_t n) {
     image = malloc(rb * h);
     for (int p = 0; p < passes; p++) for (png_uint_32 y = 0; y < h; y++) png_read_row(png, image + rb * y, NULL);
     png_read_end(png, NULL);
+    if (pam) {
+        FILE *o = fopen(pam, "wb"); if (!o) png_error(png, "cannot write");
+        int depth = png_get_channels(png, info);
+        fprintf(o, "P7\nWIDTH %u\nHEIGHT %u\nDEPTH %d\nMAXVAL 255\nENDHDR\n", png_get_image_width(png, info), h, depth);
+        fwrite(image, 1, rb * h, o); fclose(o);
+    }
     png_destroy_read_struct(&png, &info, NULL); free(image);
     return 0;
 }
@@ -123,7 +130,7 @@ int main(int argc, char **argv) {
     fseek(f, 0, SEEK_END); long n = ftell(f); fseek(f, 0, SEEK_SET);
     unsigned char *buf = malloc(n); if (fread(buf, 1, n, f) != (size_t)n) return 1; fclose(f);
     int runs = argc > 2 ? atoi(argv[2]) : 1; double *t = malloc(sizeof(double) * runs);
-    for (int r = 0; r < runs; r++) { double s = now(); if (decode(buf, n)) return 1; t[r] = now() - s; }
+    for (int r = 0; r < runs; r++) { double s = now(); if (decode(buf, n, argc > 3 ? argv[3] : NULL)) return 1; t[r] = now() - s; }
     qsort(t, runs, sizeof(double), cmp); printf("%f\n", t[runs / 2]); return 0;
 }
 """#
