@@ -71,3 +71,12 @@ enum LocalSource {
         return String(cString: p)
     }
 }
+
+extension ImagePipeline {
+    /// A whole file read into one pre-sized array (for command-line tools that render a file
+    /// outside any library); throws for a missing, unreadable or larger than `maxBytes` file.
+    /// Default limit 256 MiB.
+    public static func readFile(_ path: String, maxBytes: Int = 256 << 20) throws(PipelineError) -> [UInt8] {
+        try LocalSource.read(path, maxBytes: maxBytes)
+    }
+}
