@@ -1,3 +1,81 @@
+import Foundation
+
+/// Cold 480 px thumbnails (JPEG q82) from originals on disk, each tool as a whole process:
+/// ours (`gallery thumb`), vipsthumbnail, and Pillow (draft + LANCZOS thumbnail). Quality is
+/// PSNR of each thumbnail against a full decode + Lanczos resize of the same original.
 enum ThumbnailBench {
-    static func run(_ context: BenchContext) {}
+    static let size = 480
+
+    /// Pillow's fast path: DCT-scaled draft, then a Lanczos thumbnail. argv: IN OUT.
+    static let pillowThumb = """
+    import sys
+    from PIL import Image, ImageOps
+    im = Image.open(sys.argv[1])
+    im.draft('RGB', (480, 480))
+    im = ImageOps.exif_transpose(im).convert('RGB')
+    im.thumbnail((480, 480), Image.LANCZOS)
+    im.save(sys.argv[2], quality=82)
+    """
+
+    /// argv: ORIGINAL THUMB...; prints one PSNR (dB) per thumbnail against a full decode of
+    /// the original, oriented, resized with Lanczos to that thumbnail's size.
+    static let psnrScript = """
+    import sys, math
+    from PIL import Image, ImageOps, ImageChops, ImageStat
+    full = ImageOps.exif_transpose(Image.open(sys.argv[1])).convert('RGB')
+    out = []
+    for path in sys.argv[2:]:
+        try:
+            t = Image.open(path).convert('RGB')
+        except Exception:
+            out.append('nan'); continue
+        ref = full.resize(t.size, Image.LANCZOS)
+        sq = ImageStat.Stat(ImageChops.difference(t, ref).point(lambda v: v * v)).mean
+        mse = sum(sq) / 3
+        out.append('%.2f' % (99.0 if mse == 0 else 10 * math.log10(255 * 255 / mse)))
+    print(' '.join(out))
+    """
+
+    static func run(_ context: BenchContext) {
+        let photos = context.photos([".jpg", ".jpeg", ".png"])
+        guard !photos.isEmpty else {
+            print("thumb: no JPEG/PNG photos in \(context.photoDir)")
+            return
+        }
+        var table = Table(title: "thumb: cold \(size) px JPEG q82 from disk (whole process; RSS in MiB; PSNR dB vs full decode + Lanczos)",
+                          columns: ["photo", "ours ms", "vips ms", "pillow ms", "ours/vips", "ours/pillow",
+                                    "ours RSS", "extra RSS", "vips RSS", "pillow RSS", "PSNR ours", "vips", "pillow"])
+        let idle = measureProcess([context.galleryBinary, "help"], runs: context.runs)
+        var ratios: [Double] = []
+        for photo in photos {
+            let name = (photo as NSString).lastPathComponent
+            let ours = context.scratchDir + "/ours.jpg"
+            let vips = context.scratchDir + "/vips.jpg"
+            let pillow = context.scratchDir + "/pillow.jpg"
+            for f in [ours, vips, pillow] { try? FileManager.default.removeItem(atPath: f) }
+            let o = measureProcess([context.galleryBinary, "thumb", photo, ours, "--size", String(size)], runs: context.runs)
+            let v = measureProcess(["vipsthumbnail", photo, "--size", String(size), "-o", vips + "[Q=82]"], runs: context.runs)
+            let p = measureProcess(["/usr/bin/python3", "-c", pillowThumb, photo, pillow], runs: context.runs)
+            let psnrOut = context.scratchDir + "/psnr.txt"
+            _ = measureProcess(["/usr/bin/python3", "-c", psnrScript, photo, ours, vips, pillow], runs: 1, stdoutPath: psnrOut)
+            let psnr = ((try? String(contentsOfFile: psnrOut, encoding: .utf8)) ?? "")
+                .split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
+            func cell(_ m: Measurement?) -> String { m.map { ms($0.medianSeconds) } ?? "fail" }
+            func rss(_ m: Measurement?) -> String { m.map { mib($0.peakRSSKiB) } ?? "-" }
+            var extra = "-"
+            if let o, let idle { extra = mib(o.peakRSSKiB - idle.peakRSSKiB) }
+            if let o, let v { ratios.append(o.medianSeconds / v.medianSeconds) }
+            table.add([name, cell(o), cell(v), cell(p),
+                       o.flatMap { o in v.map { ratio(o.medianSeconds, $0.medianSeconds) } } ?? "-",
+                       o.flatMap { o in p.map { ratio(o.medianSeconds, $0.medianSeconds) } } ?? "-",
+                       rss(o), extra, rss(v), rss(p),
+                       psnr.count > 0 ? psnr[0] : "-", psnr.count > 1 ? psnr[1] : "-", psnr.count > 2 ? psnr[2] : "-"])
+        }
+        print(table.render(), terminator: "")
+        if let idle { print("idle `gallery help` peak RSS: \(mib(idle.peakRSSKiB)) MiB") }
+        if !ratios.isEmpty {
+            let geo = exp(ratios.map { log($0) }.reduce(0, +) / Double(ratios.count))
+            print(String(format: "ours/vipsthumbnail geometric mean: %.2fx (target <= 0.70x)", geo))
+        }
+    }
 }
