@@ -1,4 +1,6 @@
 import Foundation
+import ImageCodec
+import ImagePipeline
 
 /// Cold 480 px thumbnails (JPEG q82) from originals on disk, each tool as a whole process:
 /// ours (`gallery thumb`), vipsthumbnail, and Pillow (draft + LANCZOS thumbnail). Quality is
@@ -77,5 +79,66 @@ enum ThumbnailBench {
             let geo = exp(ratios.map { log($0) }.reduce(0, +) / Double(ratios.count))
             print(String(format: "ours/vipsthumbnail geometric mean: %.2fx (target <= 0.70x)", geo))
         }
+        headroomStudy(context, photos: photos)
+    }
+
+    /// Factors tried for `ThumbnailOptions.decodeHeadroom`.
+    static let headrooms: [Double] = [1.0, 1.5, 2.0]
+
+    /// How much the reduced-scale decode must exceed the target: in-process render time and
+    /// PSNR (lossless PNG output, so only decode + resample are measured) against Pillow's full
+    /// decode + Lanczos at the same output size.
+    static func headroomStudy(_ context: BenchContext, photos: [String]) {
+        var table = Table(title: "thumb headroom: \(size) px, PSNR dB vs full decode + Lanczos (PNG out), in-process ms",
+                          columns: ["photo"] + headrooms.flatMap { ["x\($0) scale", "ms", "PSNR"] })
+        let refScript = """
+        import sys
+        from PIL import Image, ImageOps
+        im = ImageOps.exif_transpose(Image.open(sys.argv[1])).convert('RGB')
+        im.resize((int(sys.argv[3]), int(sys.argv[4])), Image.LANCZOS).save(sys.argv[2])
+        """
+        for photo in photos {
+            guard let bytes = try? ImagePipeline.readFile(photo) else { continue }
+            var row = [(photo as NSString).lastPathComponent]
+            var reference: Bitmap?
+            for h in headrooms {
+                let options = ThumbnailOptions(decodeHeadroom: h, format: .png, allowPassthrough: false)
+                var times: [Double] = []
+                var last: Thumbnail?
+                for _ in 0..<max(1, context.runs) {
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    last = try? Thumbnailer.render(bytes, mode: .fit(maxEdge: size), options: options)
+                    times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                }
+                guard let t = last, let ours = try? ImageCodec.decode(t.image.bytes).bitmap.converted(to: .rgb) else {
+                    row += ["fail", "-", "-"]
+                    continue
+                }
+                if reference == nil {
+                    let refPath = context.scratchDir + "/reference.png"
+                    _ = measureProcess(["/usr/bin/python3", "-c", refScript, photo, refPath, String(ours.width), String(ours.height)], runs: 1)
+                    reference = (try? ImagePipeline.readFile(refPath)).flatMap { try? ImageCodec.decode($0).bitmap.converted(to: .rgb) }
+                }
+                times.sort()
+                row += [t.decodeScale?.description ?? "orig", ms(times[times.count / 2]), reference.map { String(format: "%.2f", psnr($0, ours)) } ?? "-"]
+            }
+            table.add(row)
+        }
+        print(table.render(), terminator: "")
+    }
+
+    /// PSNR in dB over all samples of two same-shaped bitmaps; nan when the shapes differ.
+    static func psnr(_ a: Bitmap, _ b: Bitmap) -> Double {
+        guard a.width == b.width, a.height == b.height, a.layout == b.layout else { return .nan }
+        var sum = 0.0
+        a.pixels.withUnsafeBufferPointer { pa in
+            b.pixels.withUnsafeBufferPointer { pb in
+                for i in 0..<pa.count {
+                    let d = Double(pa[i]) - Double(pb[i])
+                    sum += d * d
+                }
+            }
+        }
+        return sum == 0 ? 99 : 10 * log10(255 * 255 * Double(a.pixels.count) / sum)
     }
 }
