@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ImagePipeline
 
@@ -38,5 +39,17 @@ import Testing
             h.update(m[(n / 2)...])
             #expect(h.finalize() == SHA256.hash(m), "length \(n)")
         }
+    }
+}
+
+extension SHA256Tests {
+    /// Prints the hashing speed on a 20 MB buffer (no timing assertion: see the brief).
+    @Test func hashesTwentyMegabytes() {
+        let message = [UInt8](repeating: 0xA5, count: 20 << 20)
+        let start = Date()
+        let digest = SHA256.hash(message)
+        let seconds = Date().timeIntervalSince(start)
+        #expect(digest.count == 32)
+        print(String(format: "SHA-256 of 20 MiB: %.1f ms (%.0f MB/s)", seconds * 1000, 20.97 / seconds))
     }
 }
