@@ -169,4 +169,41 @@ import Testing
         #expect(kind("headonly.jpg") == "undecodable")
         #expect(pipeline.metricsText().contains("pipeline_errors_total{kind=\"undecodable\"} 2"))
     }
+
+    @Test func infoAndMetrics() throws {
+        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("info")))
+        let info = try pipeline.info(url: fixtureURL("orient_6.jpg"))
+        #expect(info.format == .jpeg)
+        #expect(info.width == 288 && info.height == 192)
+        #expect(info.orientation == .rotatedClockwise)
+        #expect(info.orientedWidth == 192 && info.orientedHeight == 288)
+        _ = try pipeline.render(url: fixtureURL("orient_6.jpg"), spec: SizeSpec(mode: .fit(maxEdge: 120)))
+        _ = try pipeline.render(url: fixtureURL("orient_6.jpg"), spec: SizeSpec(mode: .fit(maxEdge: 120)))
+        let text = pipeline.metricsText()
+        for line in ["pipeline_requests_total 2", "pipeline_render_cache_hits_total 1", "pipeline_render_cache_misses_total 1",
+                     "pipeline_renders_total 1", "pipeline_decode_seconds_count 1", "pipeline_decode_seconds_bucket{le=\"+Inf\"} 1",
+                     "# TYPE pipeline_decode_seconds histogram"] {
+            #expect(text.contains(line + "\n"), "missing \(line)")
+        }
+    }
+
+    /// With one render slot and no queue, a second concurrent render of another size is refused.
+    @Test func overloadIsRefusedNotQueuedForever() throws {
+        let original = try fixtureBytes("jpeg/generated/odd_1001x667_420.jpg")
+        let origin = try TestOrigin()
+        origin.set("/o.jpg", .ok(original, "image/jpeg"))
+        var config = testConfiguration(cacheDir: makeTempDir("overload"))
+        config.maxConcurrentRenders = 1
+        config.renderQueueLength = 0
+        let pipeline = try ImagePipeline(configuration: config)
+        _ = try pipeline.original(url: origin.url("/o.jpg"))
+        let specs = [80, 120, 160, 240, 320, 360].map { SizeSpec(mode: .cover(width: $0, height: $0)) }
+        let outcomes = Collector<String>()
+        runConcurrently(specs.count) { i in
+            do { _ = try pipeline.render(url: origin.url("/o.jpg"), spec: specs[i]); outcomes.add("ok") } catch let e as PipelineError { outcomes.add(e.kind) } catch { outcomes.add("other") }
+        }
+        #expect(outcomes.all.contains("ok"))
+        #expect(outcomes.all.allSatisfy { $0 == "ok" || $0 == "overloaded" })
+        print("overload: \(outcomes.all.filter { $0 == "overloaded" }.count) of \(specs.count) refused")
+    }
 }
