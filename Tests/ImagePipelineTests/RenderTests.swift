@@ -41,6 +41,25 @@ import Testing
         print("orientation renders: worst PSNR vs orient_1 \(worst) dB")
     }
 
+    /// Independent of the fast path: each orientation's thumbnail against a full-size decode,
+    /// turned upright with `Orientation.apply`, resized with the resampler to the same size.
+    @Test func orientedThumbnailsMatchAFullDecodeReference() throws {
+        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("orientref")))
+        var worst = Double.infinity
+        for k in 1...8 {
+            let bytes = try fixtureBytes("jpeg/generated/orient_\(k).jpg")
+            let full = try ImageCodec.decode(bytes)
+            #expect(full.info.orientation.rawValue == k)
+            let upright = full.info.orientation.apply(to: full.bitmap)
+            let reference = try Resampler.resize(upright, width: 80, height: 120)
+            let thumb = try decode(try pipeline.render(url: fixtureURL("orient_\(k).jpg"), spec: SizeSpec(mode: .fit(maxEdge: 120))))
+            let p = psnr(thumb, reference.converted(to: thumb.layout))
+            worst = min(worst, p)
+            #expect(p >= 30, "orient_\(k): \(p) dB against the full-decode reference")
+        }
+        print("orientation renders: worst PSNR vs full decode + resample \(worst) dB")
+    }
+
     /// A picture already within the size, upright and in the output format is served as is;
     /// the same picture stored turned is rendered (rotated) instead.
     @Test func passthroughOnlyWhenNothingChanges() throws {
