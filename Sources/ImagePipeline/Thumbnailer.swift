@@ -58,7 +58,10 @@ public enum Thumbnailer {
     ///   detail over time can raise `decodeHeadroom` (1.25 moves those cases to 2/8).
     public static let defaultHeadroom = 1.0
 
-    public static func render(_ bytes: [UInt8], mode: ResizeMode, options: ThumbnailOptions = ThumbnailOptions()) throws(PipelineError) -> Thumbnail {
+    /// Renders `bytes` to `mode`. The bytes are consumed: once decoded they are released (when
+    /// the caller holds no other reference), so a 20 MB original does not stay resident
+    /// through resampling and encoding.
+    public static func render(_ bytes: consuming [UInt8], mode: ResizeMode, options: ThumbnailOptions = ThumbnailOptions()) throws(PipelineError) -> Thumbnail {
         let info = try codec { try ImageCodec.probe(bytes, limits: options.limits) }
         let plan = mode.plan(width: info.orientedWidth, height: info.orientedHeight, allowUpscale: false)
         guard plan.outputWidth > 0, plan.outputHeight > 0, plan.scaledWidth > 0, plan.scaledHeight > 0 else {
@@ -77,8 +80,9 @@ public enum Thumbnailer {
         let scale = decodeScale(for: info, width: stored.scaledWidth, height: stored.scaledHeight, headroom: options.decodeHeadroom)
 
         let start = DispatchTime.now().uptimeNanoseconds
-        let decoded = try codec { try ImageCodec.decode(bytes, scale: scale, limits: options.limits).bitmap }
+        let decoded = try codec { [bytes] in try ImageCodec.decode(bytes, scale: scale, limits: options.limits).bitmap }
         let decodeSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        bytes = []
 
         var bitmap: Bitmap
         if scale == .full, stored.scaledWidth == decoded.width, stored.scaledHeight == decoded.height {
