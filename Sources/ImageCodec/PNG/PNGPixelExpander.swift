@@ -35,7 +35,9 @@ struct PNGPixelExpander {
         paletteCount = s.paletteCount
         var table = [UInt8](repeating: 255, count: 1024)
         let trns = s.transparency ?? []
-        func key(_ i: Int) -> Int { i + 1 < trns.count ? Int(trns[i]) << 8 | Int(trns[i + 1]) : -1 }
+        // Keys are compared at the native depth; like libpng, bits above the depth are ignored.
+        let keyMask = h.bitDepth == 16 ? 0xFFFF : (1 << h.bitDepth) - 1
+        func key(_ i: Int) -> Int { i + 1 < trns.count ? (Int(trns[i]) << 8 | Int(trns[i + 1])) & keyMask : -1 }
         switch h.colorType {
         case .palette:
             for i in 0..<s.paletteCount {
@@ -53,6 +55,13 @@ struct PNGPixelExpander {
             plan = h.bitDepth == 16 ? .highBytes : h.bitDepth < 8 ? .grayLow : .copy
         }
         self.table = table
+    }
+
+    /// Whether rows already are output pixels (8-bit, no palette, no tRNS), so a consumer
+    /// that only reads them can skip the copy.
+    var isIdentity: Bool {
+        if case .copy = plan { return true }
+        return false
     }
 
     /// Expands `width` pixels from `src` into `dst` (`width × channels` bytes). Throws only

@@ -1,0 +1,168 @@
+import Foundation
+import ImageCodec
+
+/// Knobs of one render.
+public struct ThumbnailOptions: Sendable {
+    /// JPEG quality 1...100 of rendered JPEGs. Default 82.
+    public var jpegQuality: Int
+    /// How much larger than the resampled size the DCT-scaled decode must be, as a factor
+    /// (1.0 = just covers it). Larger keeps more detail for the Lanczos step and costs decode
+    /// time. Default `Thumbnailer.defaultHeadroom` (measured, see there).
+    public var decodeHeadroom: Double
+    /// Output format; nil lets the thumbnailer choose (PNG when the result has transparency,
+    /// JPEG otherwise).
+    public var format: ImageFormat?
+    /// Serve the original bytes when they already are the answer. Default true.
+    public var allowPassthrough: Bool
+    /// Bounds checked before decoding.
+    public var limits: DecodeLimits
+
+    public init(jpegQuality: Int = 82, decodeHeadroom: Double = Thumbnailer.defaultHeadroom, format: ImageFormat? = nil,
+                allowPassthrough: Bool = true, limits: DecodeLimits = .default) {
+        self.jpegQuality = jpegQuality
+        self.decodeHeadroom = decodeHeadroom
+        self.format = format
+        self.allowPassthrough = allowPassthrough
+        self.limits = limits
+    }
+}
+
+/// A finished render and how it was made.
+public struct Thumbnail: Sendable {
+    public var image: RenderedImage
+    /// True when `image.bytes` are the original bytes, unchanged.
+    public var passthrough: Bool
+    /// The DCT / PNG reduction used to decode (nil for a passthrough).
+    public var decodeScale: DecodeScale?
+    /// Wall time of the decode step alone, in seconds.
+    public var decodeSeconds: Double
+}
+
+/// Turns original bytes into one sized, upright, encoded image.
+///
+/// probe → plan on the displayed (oriented) size → the same plan in stored orientation → the
+/// smallest decode scale that still covers the planned size times the headroom → decode →
+/// one Lanczos-3 pass from the exact source area of the crop to the output size → orient →
+/// encode. Everything that goes wrong is a `PipelineError`.
+public enum Thumbnailer {
+    /// Decode headroom default, chosen with the thumb benchmark's headroom study (480 px fit
+    /// of the 8 bench photos; PSNR against Pillow's full decode + Lanczos at the same size):
+    /// - at 1.0, decode + resample alone give 41-54 dB on 7 photos; the q82 JPEG gives
+    ///   30.5-40.1 dB, within 0.6 dB of vipsthumbnail's own q82 output on every photo (JPEG
+    ///   quantisation, not the decode scale, is what keeps detailed photos under 37 dB);
+    /// - the exception is a 1/8 decode that already is the output size (mate_Elephants,
+    ///   3840 → 480): an 8×8 box average, 35.2 dB, 43.1 dB at 2/8. Going up a scale there
+    ///   costs +30-40 % time on baseline files and, for progressive ones, 5.8× the coefficient
+    ///   memory (16.8 MP progressive: 51.7 MB extra RSS instead of 13.4 MB), for +0.3-0.6 dB
+    ///   in the delivered JPEG. So the smallest covering scale is used; callers that prefer
+    ///   detail over time can raise `decodeHeadroom` (1.25 moves those cases to 2/8).
+    public static let defaultHeadroom = 1.0
+
+    /// Renders `bytes` to `mode`. The bytes are consumed: once decoded they are released (when
+    /// the caller holds no other reference), so a 20 MB original does not stay resident
+    /// through resampling and encoding.
+    public static func render(_ bytes: consuming [UInt8], mode: ResizeMode, options: ThumbnailOptions = ThumbnailOptions()) throws(PipelineError) -> Thumbnail {
+        let info = try codec { try ImageCodec.probe(bytes, limits: options.limits) }
+        let plan = mode.plan(width: info.orientedWidth, height: info.orientedHeight, allowUpscale: false)
+        guard plan.outputWidth > 0, plan.outputHeight > 0, plan.scaledWidth > 0, plan.scaledHeight > 0 else {
+            throw .undecodable("empty resize plan for \(info.orientedWidth)x\(info.orientedHeight)")
+        }
+
+        let naturalFormat: ImageFormat = info.hasAlpha && info.format == .png ? .png : .jpeg
+        if options.allowPassthrough, info.orientation == .up, info.format == (options.format ?? naturalFormat),
+           plan.outputWidth == info.width, plan.outputHeight == info.height {
+            let image = RenderedImage(bytes: bytes, contentType: info.format.mimeType, width: info.width, height: info.height)
+            return Thumbnail(image: image, passthrough: true, decodeScale: nil, decodeSeconds: 0)
+        }
+
+        // The decoder works in stored orientation: the plan turns with the image.
+        let stored = storedPlan(plan, orientation: info.orientation)
+        let scale = decodeScale(for: info, width: stored.scaledWidth, height: stored.scaledHeight, headroom: options.decodeHeadroom)
+
+        let start = DispatchTime.now().uptimeNanoseconds
+        let decoded = try codec { [bytes] in try ImageCodec.decode(bytes, scale: scale, limits: options.limits).bitmap }
+        let decodeSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        bytes = []
+
+        var bitmap: Bitmap
+        if scale == .full, stored.scaledWidth == decoded.width, stored.scaledHeight == decoded.height {
+            bitmap = try codec {
+                try decoded.cropped(x: stored.cropX, y: stored.cropY, width: stored.outputWidth, height: stored.outputHeight)
+            }
+        } else {
+            // Scale and crop in one pass over the exact source area: a decode at M/8 is
+            // ceil(size·M/8) pixels but the picture ends inside the last one, and resizing
+            // the whole bitmap would shift and stretch it by up to a pixel.
+            var region = stored.sourceRegion(sourceWidth: info.width, sourceHeight: info.height, decodeScale: scale)
+            region.width = min(region.width, Double(decoded.width) - region.x)
+            region.height = min(region.height, Double(decoded.height) - region.y)
+            bitmap = try codec {
+                try Resampler.resize(decoded, width: stored.outputWidth, height: stored.outputHeight, region: region)
+            }
+        }
+        bitmap = info.orientation.apply(to: bitmap)
+
+        let format = options.format ?? (bitmap.hasTransparency ? .png : .jpeg)
+        let encoded: [UInt8]
+        switch format {
+        case .png:
+            encoded = try codec { try PNGEncoder.encode(bitmap) }
+        case .jpeg:
+            let opaque: Bitmap
+            switch bitmap.layout {
+            case .grayAlpha: opaque = bitmap.converted(to: .gray)
+            case .rgba: opaque = bitmap.converted(to: .rgb)
+            case .gray, .rgb: opaque = bitmap
+            }
+            let quality = min(100, max(1, options.jpegQuality))
+            encoded = try codec { try JPEGEncoder.encode(opaque, quality: quality, subsampling: .s420) }
+        }
+        let image = RenderedImage(bytes: encoded, contentType: format.mimeType, width: bitmap.width, height: bitmap.height)
+        return Thumbnail(image: image, passthrough: false, decodeScale: scale, decodeSeconds: decodeSeconds)
+    }
+
+    /// `plan` (made on the displayed size) in stored orientation: the scaled size swaps axes
+    /// for orientations 5-8 and the crop rectangle is mapped through the orientation, so that
+    /// orienting the stored-orientation result shows exactly the planned crop.
+    static func storedPlan(_ plan: ResizePlan, orientation: Orientation) -> ResizePlan {
+        let swaps = orientation.swapsAxes
+        let w = swaps ? plan.scaledHeight : plan.scaledWidth
+        let h = swaps ? plan.scaledWidth : plan.scaledHeight
+        let cx = plan.cropX, cy = plan.cropY, ow = plan.outputWidth, oh = plan.outputHeight
+        // Stored x and y ranges of the crop, from Orientation.apply's pixel mapping.
+        let x: Int, y: Int
+        switch orientation {
+        case .up: x = cx; y = cy
+        case .mirrored: x = w - cx - ow; y = cy
+        case .rotated180: x = w - cx - ow; y = h - cy - oh
+        case .mirroredVertically: x = cx; y = h - cy - oh
+        case .transposed: x = cy; y = cx
+        case .rotatedClockwise: x = cy; y = h - cx - ow
+        case .transversed: x = w - cy - oh; y = h - cx - ow
+        case .rotatedCounterClockwise: x = w - cy - oh; y = cx
+        }
+        return ResizePlan(scaledWidth: w, scaledHeight: h, cropX: x, cropY: y,
+                          outputWidth: swaps ? oh : ow, outputHeight: swaps ? ow : oh)
+    }
+
+    /// The smallest decode reduction whose output covers `width` × `height` (stored
+    /// orientation) times `headroom`.
+    static func decodeScale(for info: ImageInfo, width: Int, height: Int, headroom: Double) -> DecodeScale {
+        let factor = max(1.0, headroom)
+        return ImageCodec.scale(for: info, minWidth: Int((Double(width) * factor).rounded(.up)),
+                                minHeight: Int((Double(height) * factor).rounded(.up)))
+    }
+
+    /// Runs a codec call and maps its error: bytes that are no image at all are `.notAnImage`,
+    /// every other codec failure `.undecodable`.
+    @inline(__always)
+    static func codec<T>(_ body: () throws -> T) throws(PipelineError) -> T {
+        do {
+            return try body()
+        } catch let e as ImageCodecError {
+            throw e.kind == .notAnImage ? .notAnImage(e.message) : .undecodable(e.description)
+        } catch {
+            throw .undecodable(String(describing: error))
+        }
+    }
+}
