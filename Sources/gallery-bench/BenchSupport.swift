@@ -27,21 +27,32 @@ struct BenchContext: Sendable {
 }
 
 /// Runs `argv` (argv[0] resolved on PATH) `runs` times, stdout to `stdoutPath` (or /dev/null),
-/// and returns the median wall time and peak RSS from wait4's rusage. Returns nil when the
-/// command cannot be started or exits non-zero.
-func measureProcess(_ argv: [String], runs: Int, stdoutPath: String = "/dev/null") -> Measurement? {
+/// and returns the median wall time, plus the peak RSS of one extra run under /usr/bin/time
+/// when `peakRSS` is set (0 otherwise). Returns nil when the command cannot be started or
+/// exits non-zero.
+func measureProcess(_ argv: [String], runs: Int, stdoutPath: String = "/dev/null", peakRSS: Bool = false) -> Measurement? {
     var times: [Double] = []
-    var peak = 0
     for _ in 0..<max(1, runs) {
-        guard let (seconds, rss) = runOnce(argv, stdoutPath: stdoutPath) else { return nil }
+        guard let seconds = runOnce(argv, stdoutPath: stdoutPath) else { return nil }
         times.append(seconds)
-        peak = max(peak, rss)
     }
     times.sort()
+    let peak = peakRSS ? (peakRSSKiB(argv, stdoutPath: stdoutPath) ?? 0) : 0
     return Measurement(medianSeconds: times[times.count / 2], peakRSSKiB: peak, runs: times.count)
 }
 
-private func runOnce(_ argv: [String], stdoutPath: String) -> (Double, Int)? {
+/// Peak RSS of one run of `argv`, read by /usr/bin/time. wait4's own figure is no use here:
+/// posix_spawn's child shares this process's memory until exec, and Linux carries our
+/// high-water mark into the child's ru_maxrss, so a small child would report our size.
+func peakRSSKiB(_ argv: [String], stdoutPath: String = "/dev/null") -> Int? {
+    let out = NSTemporaryDirectory() + "gallery-bench-rss-\(getpid()).txt"
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    guard runOnce(["/usr/bin/time", "-f", "%M", "-o", out] + argv, stdoutPath: stdoutPath) != nil,
+          let text = try? String(contentsOfFile: out, encoding: .utf8) else { return nil }
+    return text.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+}
+
+private func runOnce(_ argv: [String], stdoutPath: String) -> Double? {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -53,11 +64,10 @@ private func runOnce(_ argv: [String], stdoutPath: String) -> (Double, Int)? {
     let start = DispatchTime.now().uptimeNanoseconds
     guard posix_spawnp(&pid, argv[0], &actions, nil, cArgs, environ) == 0 else { return nil }
     var status: Int32 = 0
-    var usage = rusage()
-    guard wait4(pid, &status, 0, &usage) == pid else { return nil }
+    guard waitpid(pid, &status, 0) == pid else { return nil }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else { return nil }
-    return (seconds, Int(usage.ru_maxrss))
+    return seconds
 }
 
 /// A plain-text table: a header row, then rows, columns padded to the widest cell.

@@ -13,7 +13,7 @@ enum JPEGDecodeBench {
             print("\njpeg: no JPEG files in \(context.photoDir)")
             return
         }
-        guard let empty = measure([context.galleryBinary, "help"], runs: max(1, min(context.runs, 3)), context) else {
+        guard let empty = measureProcess([context.galleryBinary, "help"], runs: 1, peakRSS: true) else {
             print("\njpeg: cannot run \(context.galleryBinary) (build it with swift build -c release)")
             return
         }
@@ -31,9 +31,9 @@ enum JPEGDecodeBench {
             for m in [8, 1] {
                 let ours = context.scratchDir + "/ours-\(m).ppm"
                 let reference = context.scratchDir + "/djpeg-\(m).ppm"
-                let oursRun = measure([context.galleryBinary, "decode", file, ours, "--scale", "\(m)/8"], runs: context.runs, context)
-                let refRun = measure(["djpeg", "-dct", "int"] + (m == 8 ? [] : ["-scale", "\(m)/8"]) + ["-outfile", reference, file],
-                                     runs: context.runs, context)
+                let oursRun = measureProcess([context.galleryBinary, "decode", file, ours, "--scale", "\(m)/8"], runs: context.runs, peakRSS: true)
+                let refRun = measureProcess(["djpeg", "-dct", "int"] + (m == 8 ? [] : ["-scale", "\(m)/8"]) + ["-outfile", reference, file],
+                                            runs: context.runs, peakRSS: true)
                 var row = [short(name), kind(info), String(format: "%.2f", megapixels), "\(m)/8"]
                 switch (oursRun, refRun) {
                 case let (o?, r?):
@@ -79,24 +79,6 @@ enum JPEGDecodeBench {
 
     private static func short(_ name: String) -> String {
         name.count <= 28 ? name : String(name.prefix(25)) + "..."
-    }
-
-    /// `measureProcess` with the peak RSS taken from /usr/bin/time instead: posix_spawn's child
-    /// shares this process's memory until exec, so its rusage high-water mark starts at our own
-    /// RSS; /usr/bin/time forks from a tiny process, so its figure is the command's alone.
-    private static func measure(_ argv: [String], runs: Int, _ context: BenchContext) -> Measurement? {
-        let rssFile = context.scratchDir + "/rss.txt"
-        var times: [Double] = []
-        var peak = 0
-        for _ in 0..<max(1, runs) {
-            guard let m = measureProcess(["/usr/bin/time", "-f", "%M", "-o", rssFile] + argv, runs: 1) else { return nil }
-            times.append(m.medianSeconds)
-            let text = (try? String(contentsOfFile: rssFile, encoding: .utf8)) ?? ""
-            let kib = text.split(whereSeparator: \.isNewline).last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 0
-            peak = max(peak, kib)
-        }
-        times.sort()
-        return Measurement(medianSeconds: times[times.count / 2], peakRSSKiB: peak, runs: times.count)
     }
 
     /// Header-only probe reading at most the first 4 MiB, so this process stays small.

@@ -40,7 +40,7 @@ enum PNGDecodeBench {
             let pillow = measureProcess(pillowArgv, runs: context.runs)
             let pillowNet = pillow.map { p in max(0.0001, p.medianSeconds - (pillowStartup?.medianSeconds ?? 0)) }
             func row(_ tool: String, _ seconds: Double?, _ argv: [String]?, inProcess: Bool) {
-                let rss = argv.flatMap { peakRSSKiB($0, context: context) }
+                let rss = argv.flatMap { peakRSSKiB($0) }
                 guard let seconds else { table.add([name, tool, "n/a", "n/a", "", "", ""]); return }
                 let libpng = inProcess ? libpngInProcess : libpngProcess?.medianSeconds
                 table.add([name, tool, ms(seconds), rss.map(mib) ?? "-",
@@ -63,7 +63,7 @@ enum PNGDecodeBench {
             row("Pillow (startup subtracted)", pillowNet, nil, inProcess: true)
         }
         if let startup = pillowStartup {
-            let rss = peakRSSKiB([python, "-c", "from PIL import Image"], context: context)
+            let rss = peakRSSKiB([python, "-c", "from PIL import Image"])
             table.add(["-", "python3 + PIL import (startup)", ms(startup.medianSeconds), rss.map(mib) ?? "-", "", "", ""])
         }
         print(table.render())
@@ -164,16 +164,6 @@ int main(int argc, char **argv) {
         }
         let payload = pnm.suffix(ours.pixels.count)
         return "\(name): our pixels \(payload.elementsEqual(ours.pixels) ? "==" : "!=") libpng's (pngtopnm)"
-    }
-
-    /// Peak RSS of one run under /usr/bin/time. measureProcess's figure is not used here:
-    /// posix_spawn shares this process's memory until exec, and Linux then carries our own
-    /// high-water mark into the child's ru_maxrss, so small children report our size.
-    static func peakRSSKiB(_ argv: [String], context: BenchContext) -> Int? {
-        let out = context.scratchDir + "/rss.txt"
-        guard measureProcess(["/usr/bin/time", "-o", out, "-f", "%M"] + argv, runs: 1) != nil,
-              let text = try? String(contentsOfFile: out, encoding: .utf8) else { return nil }
-        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").last ?? "")
     }
 
     /// Median CPU time of this thread running `body`; nil when it throws.

@@ -47,7 +47,7 @@ enum ThumbnailBench {
         var table = Table(title: "thumb: cold \(size) px JPEG q82 from disk (whole process; peak RSS in MiB by /usr/bin/time; PSNR dB vs full decode + Lanczos)",
                           columns: ["photo", "ours ms", "vips ms", "pillow ms", "ours/vips", "ours/pillow",
                                     "ours RSS", "extra RSS", "vips RSS", "pillow RSS", "PSNR ours", "vips", "pillow"])
-        let idle = peakRSSKiB([context.galleryBinary, "help"], context)
+        let idle = peakRSSKiB([context.galleryBinary, "help"])
         var ratios: [Double] = []
         for photo in photos {
             let name = (photo as NSString).lastPathComponent
@@ -63,9 +63,9 @@ enum ThumbnailBench {
             let psnr = ((try? String(contentsOfFile: psnrOut, encoding: .utf8)) ?? "")
                 .split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
             func cell(_ m: Measurement?) -> String { m.map { ms($0.medianSeconds) } ?? "fail" }
-            let oursRSS = peakRSSKiB([context.galleryBinary, "thumb", photo, ours, "--size", String(size)], context)
-            let vipsRSS = peakRSSKiB(["vipsthumbnail", photo, "--size", String(size), "-o", vips + "[Q=82]"], context)
-            let pillowRSS = peakRSSKiB(["/usr/bin/python3", "-c", pillowThumb, photo, pillow], context)
+            let oursRSS = peakRSSKiB([context.galleryBinary, "thumb", photo, ours, "--size", String(size)])
+            let vipsRSS = peakRSSKiB(["vipsthumbnail", photo, "--size", String(size), "-o", vips + "[Q=82]"])
+            let pillowRSS = peakRSSKiB(["/usr/bin/python3", "-c", pillowThumb, photo, pillow])
             func rss(_ kib: Int?) -> String { kib.map { mib($0) } ?? "-" }
             var extra = "-"
             if let oursRSS, let idle { extra = mib(oursRSS - idle) }
@@ -83,16 +83,6 @@ enum ThumbnailBench {
             print(String(format: "ours/vipsthumbnail geometric mean: %.2fx (target <= 0.70x)", geo))
         }
         headroomStudy(context, photos: photos)
-    }
-
-    /// Peak RSS of one run, read by /usr/bin/time (wait4's figure for a child of this process
-    /// starts at this process's own high-water mark, which would hide a small child's peak).
-    static func peakRSSKiB(_ argv: [String], _ context: BenchContext) -> Int? {
-        let out = context.scratchDir + "/rss.txt"
-        try? FileManager.default.removeItem(atPath: out)
-        guard measureProcess(["/usr/bin/time", "-f", "%M", "-o", out] + argv, runs: 1) != nil,
-              let text = try? String(contentsOfFile: out, encoding: .utf8) else { return nil }
-        return text.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     /// Factors tried for `ThumbnailOptions.decodeHeadroom`.
