@@ -26,7 +26,7 @@ extension ScaledIDCT {
         @inline(__always) func row(_ r: Int) -> IDCTLanes {
             let c = craw.loadUnaligned(fromByteOffset: r &* 16, as: SIMD8<Int16>.self)
             let q = qraw.loadUnaligned(fromByteOffset: r &* 16, as: SIMD8<Int16>.self)
-            return IDCTLanes(truncatingIfNeeded: c) &* IDCTLanes(truncatingIfNeeded: q)
+            return IDCTLanes(widening: c) &* IDCTLanes(widening: q)
         }
         let d0 = row(0), d1 = row(1), d2 = row(2), d3 = row(3)
         let d4 = row(4), d5 = row(5), d6 = row(6), d7 = row(7)
@@ -36,17 +36,17 @@ extension ScaledIDCT {
             guard let ws = buffer.baseAddress else { return false }
             let raw = UnsafeMutableRawPointer(ws)
             @inline(__always) func store(_ v: IDCTLanes, _ r: Int) {
-                raw.storeBytes(of: SIMD8<Int16>(truncatingIfNeeded: v), toByteOffset: r &* 16, as: SIMD8<Int16>.self)
+                raw.storeBytes(of: SIMD8<Int16>(narrowing: v), toByteOffset: r &* 16, as: SIMD8<Int16>.self)
             }
             @inline(__always) func column(_ k: Int) -> SIMD8<Int16> {
                 SIMD8<Int16>(ws[k], ws[k &+ 8], ws[k &+ 16], ws[k &+ 24],
                              ws[k &+ 32], ws[k &+ 40], ws[k &+ 48], ws[k &+ 56])
             }
             // Pass 1: lanes are columns; vector k is coefficient row k, the result is workspace row k.
-            var p = islowLanes(SIMD8<Int16>(truncatingIfNeeded: d0), SIMD8<Int16>(truncatingIfNeeded: d1),
-                               SIMD8<Int16>(truncatingIfNeeded: d2), SIMD8<Int16>(truncatingIfNeeded: d3),
-                               SIMD8<Int16>(truncatingIfNeeded: d4), SIMD8<Int16>(truncatingIfNeeded: d5),
-                               SIMD8<Int16>(truncatingIfNeeded: d6), SIMD8<Int16>(truncatingIfNeeded: d7))
+            var p = islowLanes(SIMD8<Int16>(narrowing: d0), SIMD8<Int16>(narrowing: d1),
+                               SIMD8<Int16>(narrowing: d2), SIMD8<Int16>(narrowing: d3),
+                               SIMD8<Int16>(narrowing: d4), SIMD8<Int16>(narrowing: d5),
+                               SIMD8<Int16>(narrowing: d6), SIMD8<Int16>(narrowing: d7))
             let r1 = IDCTLanes(repeating: 1024)
             p = ((p.0 &+ r1) &>> 11, (p.1 &+ r1) &>> 11, (p.2 &+ r1) &>> 11, (p.3 &+ r1) &>> 11,
                  (p.4 &+ r1) &>> 11, (p.5 &+ r1) &>> 11, (p.6 &+ r1) &>> 11, (p.7 &+ r1) &>> 11)
@@ -61,7 +61,7 @@ extension ScaledIDCT {
             // clamped to 0...255 (the values fit 16 bits here, where SSE2 has min and max).
             @inline(__always) func pixels(_ v: IDCTLanes, _ k: Int) {
                 let s = (((v &+ IDCTLanes(repeating: 1 << 17)) &>> 18) &<< 22) &>> 22
-                let level = (SIMD8<Int16>(truncatingIfNeeded: s) &+ 128)
+                let level = (SIMD8<Int16>(narrowing: s) &+ 128)
                     .clamped(lowerBound: SIMD8<Int16>(repeating: 0), upperBound: SIMD8<Int16>(repeating: 255))
                 raw.storeBytes(of: level, toByteOffset: k &* 16, as: SIMD8<Int16>.self)
             }
@@ -69,7 +69,7 @@ extension ScaledIDCT {
             pixels(q.4, 4); pixels(q.5, 5); pixels(q.6, 6); pixels(q.7, 7)
             // ws[k * 8 + r] now holds the pixel at row r, column k.
             for r in 0..<8 {
-                let bytes = SIMD8<UInt8>(truncatingIfNeeded: column(r))
+                let bytes = SIMD8<UInt8>(narrowing: column(r))
                 UnsafeMutableRawPointer(out + r &* stride).storeBytes(of: bytes, as: SIMD8<UInt8>.self)
             }
             return true
@@ -94,7 +94,7 @@ extension ScaledIDCT {
     private static func islowLanes(_ c0: SIMD8<Int16>, _ c1: SIMD8<Int16>, _ c2: SIMD8<Int16>, _ c3: SIMD8<Int16>,
                                    _ c4: SIMD8<Int16>, _ c5: SIMD8<Int16>, _ c6: SIMD8<Int16>, _ c7: SIMD8<Int16>)
         -> (IDCTLanes, IDCTLanes, IDCTLanes, IDCTLanes, IDCTLanes, IDCTLanes, IDCTLanes, IDCTLanes) {
-        @inline(__always) func w(_ v: SIMD8<Int16>) -> IDCTLanes { IDCTLanes(truncatingIfNeeded: v) }
+        @inline(__always) func w(_ v: SIMD8<Int16>) -> IDCTLanes { IDCTLanes(widening: v) }
         let z1 = w(c2 &+ c6) &* 4433
         let t2 = z1 &+ w(c6) &* -15137
         let t3 = z1 &+ w(c2) &* 6270
