@@ -44,6 +44,7 @@ enum ScaledIDCT {
             }
             return
         }
+        if idct8x8Vector(coef, quant, out, stride) { return }
         var ws = InlineArray<64, Int32>(repeating: 0)
 
         // Pass 1: columns of the dequantised input into the workspace, scaled up by 2^PASS1_BITS.
