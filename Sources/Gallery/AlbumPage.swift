@@ -46,6 +46,7 @@ extension GalleryApp {
         let isRoot = albumID == catalog.rootID
         context["pageTitle"] = .string(isRoot ? catalog.siteTitle : album.title)
         context["breadcrumbs"] = breadcrumbs(albumID: albumID, catalog: catalog, linkLast: false)
+        context["hasCrumbs"] = .bool(!isRoot)
         let total = catalog.totalItemCount(of: albumID)
         context["album"] = [
             "title": .string(album.title),
@@ -55,6 +56,8 @@ extension GalleryApp {
         ]
         context["albums"] = .list(albumEntries)
         context["items"] = .list(itemEntries)
+        context["hasAlbums"] = .bool(!albumEntries.isEmpty)
+        context["hasItems"] = .bool(!itemEntries.isEmpty)
         context["empty"] = .bool(albumEntries.isEmpty && itemEntries.isEmpty)
         context["pagination"] = pagination(base: albumURL(albumID, catalog: catalog), page: page, pages: pages)
         return HTTPResponses.html(200, templates.renderPage("album", context: .object(context)))

@@ -13,6 +13,7 @@ extension GalleryApp {
         var context = chrome()
         context["pageTitle"] = .string(item.title)
         context["breadcrumbs"] = breadcrumbs(albumID: item.albumID, catalog: catalog, linkLast: true)
+        context["hasCrumbs"] = true
         var photo: [String: TemplateValue] = [
             "title": .string(item.title),
             "caption": .optional(item.caption),
