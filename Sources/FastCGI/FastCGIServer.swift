@@ -37,8 +37,7 @@ public final class FastCGIServer: Sendable {
         }
         // FCGX_Init installed handlers that only stop after the next request; block the stop
         // signals in every thread (workers inherit the mask) and take them with sigwait instead.
-        var stopSignals = FastCGIServer.stopSignalSet()
-        pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+        FastCGIServer.blockStopSignals()
         signal(SIGPIPE, SIG_IGN)
 
         let fd: Int32
@@ -85,6 +84,15 @@ public final class FastCGIServer: Sendable {
         FCGX_ShutdownPending()
         let fd = listenFD.load(ordering: .sequentiallyConsistent)
         if fd >= 0 { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    /// Blocks SIGTERM and SIGINT in the calling thread and every thread it starts later, so
+    /// that only the server's sigwait thread receives them. Call it first thing in `main`,
+    /// before anything (Foundation, Dispatch, a watcher) starts a thread: a thread with the
+    /// signals unblocked would swallow them in libfcgi's handler and the server would never stop.
+    public static func blockStopSignals() {
+        var set = stopSignalSet()
+        pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
     private static func stopSignalSet() -> sigset_t {

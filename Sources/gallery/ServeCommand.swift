@@ -7,6 +7,7 @@ import ImagePipeline
 /// the web app, and runs the FastCGI server until SIGTERM.
 enum ServeCommand {
     static func run(_ args: [String]) -> Int32 {
+        FastCGIServer.blockStopSignals()
         let options: ServeOptions
         do { options = try ServeOptions.parse(args, environment: ProcessInfo.processInfo.environment) } catch {
             printError("gallery: \(error)\n\(usageText)")
