@@ -1,10 +1,171 @@
-/// JPEG decoding entry points (owned by the JPEG decoder work; placeholder until it lands).
+/// Baseline and progressive 8-bit Huffman JPEG decoding that matches libjpeg-turbo 2.1.5
+/// `djpeg -dct int` at 1/8, 2/8, 4/8 and 8/8 (CODEC-NOTES §1-§7).
+///
+/// Data flow: `JPEGMarkerReader` (headers) → `DecodePlan` (per-component IDCT size and
+/// upsampling, decided once) → `BaselineScanDecoder` (one sequential scan streamed through
+/// `MCURowRenderer` iMCU row by iMCU row) or `ProgressiveScanDecoder` /
+/// `BaselineScanDecoder.decodeIntoStore` (multi-scan files, into `CoefficientStore`, rendered
+/// after the last scan) → `ScaledIDCT`, `Upsampler`, `ColorConverter`.
 enum JPEGDecoder {
+    /// Reads the headers up to the first scan. Throws `.unsupported` for arithmetic, lossless
+    /// and 12-bit files, `.limitExceeded` when the size is over `limits`.
     static func probe(_ bytes: [UInt8], limits: DecodeLimits) throws -> ImageInfo {
-        throw ImageCodecError(.unsupported, "JPEG decoding is not built yet")
+        try bytes.withUnsafeBufferPointer { buf in
+            var warnings: [String] = []
+            let h = try readHeaders(buf, limits: limits, warnings: &warnings)
+            return info(h)
+        }
     }
 
+    /// Decodes at `scale`/8 (1, 2, 4 or 8). Recoverable damage (truncated or corrupt entropy
+    /// data, bad restart markers) gives an image plus `warnings`, as libjpeg does.
     static func decode(_ bytes: [UInt8], scale: Int, limits: DecodeLimits) throws -> DecodedImage {
-        throw ImageCodecError(.unsupported, "JPEG decoding is not built yet")
+        try bytes.withUnsafeBufferPointer { buf in
+            var warnings: [String] = []
+            var h = try readHeaders(buf, limits: limits, warnings: &warnings)
+            let colorSpace = JPEGColorSpace(frame: h.frame, metadata: h.metadata)
+            let plan = try DecodePlan(frame: h.frame, scale: scale, colorSpace: colorSpace)
+            let layout: Bitmap.Layout = colorSpace == .gray ? .gray : .rgb
+            var bitmap = try Bitmap(width: plan.outWidth, height: plan.outHeight, layout: layout)
+            let multiScan = h.frame.progressive || h.firstScan.components.count < h.frame.components.count
+            let store = multiScan ? try CoefficientStore(plan: plan) : nil
+            try bitmap.pixels.withUnsafeMutableBufferPointer { px in
+                guard let out = px.baseAddress, let base = buf.baseAddress else { return }
+                let renderer = MCURowRenderer(plan: plan, output: out)
+                var scan = h.firstScan
+                var scans = 1
+                var reader = BitReader(base: base, count: buf.count, pos: h.marker.pos)
+                while true {
+                    for c in scan.components {
+                        if let q = h.tables.quant[h.frame.components[c].quantSlot] {
+                            renderer.latchQuant(component: c, table: q)
+                        } else if !renderer.quantLatched[c] {
+                            throw ImageCodecError(.corrupt, "quantisation table \(h.frame.components[c].quantSlot) was not defined")
+                        }
+                    }
+                    guard let store else {
+                        try BaselineScanDecoder.decodeStreaming(&reader, scan: scan, frame: h.frame, tables: h.tables,
+                                                                renderer: renderer, warnings: &warnings)
+                        if reader.hitEndOfInput { warnings.append("premature end of JPEG file") }
+                        return
+                    }
+                    if h.frame.progressive {
+                        try ProgressiveScanDecoder.decode(&reader, scan: scan, frame: h.frame, tables: h.tables,
+                                                          plan: plan, store: store, warnings: &warnings)
+                    } else {
+                        try BaselineScanDecoder.decodeIntoStore(&reader, scan: scan, frame: h.frame, tables: h.tables,
+                                                                plan: plan, store: store, scratch: renderer.scratch,
+                                                                warnings: &warnings)
+                    }
+                    // Find the next scan; tables may change in between.
+                    h.marker.pos = reader.pos
+                    var pending: UInt8? = reader.marker != 0 ? reader.marker : nil
+                    var next: JPEGScanHeader?
+                    while next == nil {
+                        var skipped = 0
+                        let m: UInt8
+                        if let p = pending {
+                            m = p
+                            pending = nil
+                        } else if let found = h.marker.nextMarker(skipped: &skipped) {
+                            m = found
+                        } else {
+                            warnings.append("premature end of JPEG file")
+                            break
+                        }
+                        if skipped > 0 { warnings.append("corrupt JPEG data: \(skipped) extraneous bytes before marker 0x\(hex(m))") }
+                        if m == 0xD9 { break }
+                        if m == 0xDA {
+                            next = try JPEGScanHeader(payload: try h.marker.segment(), frame: h.frame)
+                        } else {
+                            try handleTableMarker(m, &h.marker, &h.tables, &h.metadata)
+                        }
+                    }
+                    guard let following = next else { break }
+                    scans += 1
+                    guard scans <= limits.maxScans else {
+                        throw ImageCodecError(.limitExceeded, "JPEG has more than \(limits.maxScans) scans")
+                    }
+                    scan = following
+                    reader = BitReader(base: base, count: buf.count, pos: h.marker.pos)
+                }
+                for band in 0..<plan.bands {
+                    renderer.fill(band: band, from: store!)
+                    if band > 0 { renderer.emit(band: band - 1) }
+                }
+                renderer.emit(band: plan.bands - 1)
+            }
+            return DecodedImage(bitmap: bitmap, info: info(h), warnings: warnings)
+        }
+    }
+
+    /// Headers up to and including the first SOS.
+    struct Headers {
+        var marker: JPEGMarkerReader
+        var frame: JPEGFrame
+        var tables: JPEGTables
+        var metadata: JPEGMetadata
+        var firstScan: JPEGScanHeader
+    }
+
+    static func readHeaders(_ buf: UnsafeBufferPointer<UInt8>, limits: DecodeLimits, warnings: inout [String]) throws -> Headers {
+        var r = JPEGMarkerReader(buf)
+        try r.readSOI()
+        var tables = JPEGTables()
+        var metadata = JPEGMetadata()
+        var frame: JPEGFrame?
+        while true {
+            var skipped = 0
+            guard let m = r.nextMarker(skipped: &skipped) else {
+                throw ImageCodecError(.truncated, "JPEG file ends before the first scan")
+            }
+            if skipped > 0 { warnings.append("corrupt JPEG data: \(skipped) extraneous bytes before marker 0x\(hex(m))") }
+            switch m {
+            case 0xC0...0xC3, 0xC5...0xC7, 0xC9...0xCB, 0xCD...0xCF:
+                guard frame == nil else { throw ImageCodecError(.corrupt, "duplicate SOF marker") }
+                frame = try JPEGFrame(marker: m, payload: try r.segment(), limits: limits)
+            case 0xDA:
+                guard let f = frame else { throw ImageCodecError(.corrupt, "SOS before SOF") }
+                let scan = try JPEGScanHeader(payload: try r.segment(), frame: f)
+                return Headers(marker: r, frame: f, tables: tables, metadata: metadata, firstScan: scan)
+            case 0xD9:
+                throw ImageCodecError(.corrupt, "JPEG file has no image (EOI before the first scan)")
+            case 0xD8:
+                throw ImageCodecError(.corrupt, "duplicate SOI marker")
+            default:
+                try handleTableMarker(m, &r, &tables, &metadata)
+            }
+        }
+    }
+
+    /// Markers allowed between scans and before the frame: tables, restart interval, APPn,
+    /// COM, stray RSTn/TEM (ignored as libjpeg does). Anything else is an error.
+    static func handleTableMarker(_ m: UInt8, _ r: inout JPEGMarkerReader, _ tables: inout JPEGTables,
+                                  _ metadata: inout JPEGMetadata) throws {
+        switch m {
+        case 0xC4: try tables.readDHT(try r.segment())
+        case 0xDB: try tables.readDQT(try r.segment())
+        case 0xDD: try tables.readDRI(try r.segment())
+        case 0xE0...0xEF: metadata.readAPP(m, try r.segment())
+        case 0xFE, 0xDC: _ = try r.segment()
+        case 0xCC: throw ImageCodecError(.unsupported, "arithmetic-coded JPEG (DAC) is not supported")
+        case 0xD0...0xD7, 0x01: break
+        case 0xC0...0xCF: throw ImageCodecError(.corrupt, "unexpected SOF marker 0x\(hex(m))")
+        default: throw ImageCodecError(.corrupt, "unsupported JPEG marker 0x\(hex(m))")
+        }
+    }
+
+    static func info(_ h: Headers) -> ImageInfo {
+        let cs = JPEGColorSpace(frame: h.frame, metadata: h.metadata)
+        return ImageInfo(format: .jpeg, width: h.frame.width, height: h.frame.height,
+                         components: h.frame.components.count, hasAlpha: false, bitDepth: 8,
+                         progressive: h.frame.progressive, colorSpace: cs.rawValue,
+                         sampling: h.frame.components.map { "\($0.h)x\($0.v)" },
+                         exif: h.metadata.exif ?? ExifMetadata(), iccProfile: h.metadata.iccProfile)
+    }
+
+    static func hex(_ b: UInt8) -> String {
+        let d = Array("0123456789ABCDEF")
+        return String([d[Int(b >> 4)], d[Int(b & 15)]])
     }
 }

@@ -1,0 +1,185 @@
+/// Sequential (baseline and extended) Huffman scans, libjpeg `jdhuff.c decode_mcu_slow`
+/// semantics. A scan holding every component of the frame streams straight into the
+/// renderer one iMCU row at a time; a scan holding some components of a multi-component frame
+/// (non-interleaved sequential) fills the coefficient store instead.
+enum BaselineScanDecoder {
+    /// Huffman tables of one scan component, borrowed for the duration of the scan.
+    struct ComponentTables {
+        let dc: HuffmanLookup
+        let ac: HuffmanLookup
+    }
+
+    /// Decodes one block into `coef` (natural order, zero on entry). With `dcOnly` the AC
+    /// symbols are parsed but not stored, for components whose IDCT reads only the DC.
+    @inline(__always)
+    static func decodeBlock(_ r: inout BitReader, _ t: ComponentTables, _ pred: inout Int32,
+                            _ coef: UnsafeMutablePointer<Int16>, _ natural: UnsafePointer<Int>, dcOnly: Bool) {
+        let s = r.decodeSymbol(t.dc)
+        if s != 0 { pred = pred &+ r.receiveExtend(s) }
+        coef[0] = Int16(truncatingIfNeeded: pred)
+        var k = 1
+        if dcOnly {
+            while k < 64 {
+                let rs = r.decodeSymbol(t.ac)
+                let run = rs &>> 4, size = rs & 15
+                if size != 0 {
+                    r.skip(size)
+                    k &+= run &+ 1
+                } else {
+                    if run != 15 { break }
+                    k &+= 16
+                }
+            }
+        } else {
+            while k < 64 {
+                let rs = r.decodeSymbol(t.ac)
+                let run = rs &>> 4, size = rs & 15
+                if size != 0 {
+                    k &+= run
+                    coef[natural[k]] = Int16(truncatingIfNeeded: r.receiveExtend(size))
+                    k &+= 1
+                } else {
+                    if run != 15 { break }
+                    k &+= 16
+                }
+            }
+        }
+    }
+
+    /// Tables for each scan component; throws when a slot was never defined.
+    static func huffmanTables(for scan: JPEGScanHeader, _ tables: JPEGTables) throws -> ([ComponentTables], [HuffmanTable]) {
+        var out: [ComponentTables] = [], keep: [HuffmanTable] = []
+        for i in 0..<scan.components.count {
+            guard scan.dcSlots[i] <= 3, scan.acSlots[i] <= 3,
+                  let dc = tables.dc[scan.dcSlots[i]], let ac = tables.ac[scan.acSlots[i]] else {
+                throw ImageCodecError(.corrupt, "scan uses an undefined Huffman table")
+            }
+            out.append(ComponentTables(dc: dc.view, ac: ac.view))
+            keep += [dc, ac]
+        }
+        return (out, keep)
+    }
+
+    /// Decodes a scan covering every frame component and renders the image band by band.
+    static func decodeStreaming(_ reader: inout BitReader, scan: JPEGScanHeader, frame: JPEGFrame,
+                                tables: JPEGTables, renderer: MCURowRenderer, warnings: inout [String]) throws {
+        let (ct, keep) = try huffmanTables(for: scan, tables)
+        let plan = renderer.plan
+        var restart = RestartState(interval: tables.restartInterval)
+        var pred = [Int32](repeating: 0, count: ct.count)
+        let scratch = renderer.scratch
+        let comps = scan.components
+        try withExtendedLifetime(keep) {
+            try JPEGStandardTables.naturalOrder.withUnsafeBufferPointer { natBuf in
+                guard let natural = natBuf.baseAddress else { return }
+                let interleaved = comps.count > 1
+                for band in 0..<plan.bands {
+                    if interleaved {
+                        for mx in 0..<frame.mcusPerLine {
+                            if restart.beforeMCU(&reader) { for i in pred.indices { pred[i] = 0 } }
+                            for (i, c) in comps.enumerated() {
+                                let p = plan.components[c]
+                                let q = UnsafePointer(renderer.quant[c])
+                                for by in 0..<p.v {
+                                    let row = renderer.blockRow(c, band: band, by: by)
+                                    for bx in 0..<p.h {
+                                        let dst = row + (mx &* p.h &+ bx) &* p.idctSize
+                                        if restart.outOfData {
+                                            MCURowRenderer.fillGrey(size: p.idctSize, dst, p.rowStride)
+                                            continue
+                                        }
+                                        decodeBlock(&reader, ct[i], &pred[i], scratch, natural, dcOnly: p.idctSize == 1)
+                                        MCURowRenderer.idct(size: p.idctSize, scratch, q, dst, p.rowStride)
+                                        (UnsafeMutableRawPointer(scratch)).initializeMemory(as: UInt64.self, repeating: 0, count: 16)
+                                    }
+                                }
+                            }
+                            restart.afterMCU(reader, warnings: &warnings)
+                        }
+                    } else {
+                        let c = comps[0]
+                        let p = plan.components[c]
+                        let q = UnsafePointer(renderer.quant[c])
+                        for by in 0..<p.v {
+                            let blockRow = band &* p.v &+ by
+                            if blockRow >= p.dataBlocksHigh { break }
+                            let row = renderer.blockRow(c, band: band, by: by)
+                            for bx in 0..<p.dataBlocksWide {
+                                if restart.beforeMCU(&reader) { pred[0] = 0 }
+                                let dst = row + bx &* p.idctSize
+                                if restart.outOfData {
+                                    MCURowRenderer.fillGrey(size: p.idctSize, dst, p.rowStride)
+                                    continue
+                                }
+                                decodeBlock(&reader, ct[0], &pred[0], scratch, natural, dcOnly: p.idctSize == 1)
+                                MCURowRenderer.idct(size: p.idctSize, scratch, q, dst, p.rowStride)
+                                (UnsafeMutableRawPointer(scratch)).initializeMemory(as: UInt64.self, repeating: 0, count: 16)
+                                restart.afterMCU(reader, warnings: &warnings)
+                            }
+                        }
+                    }
+                    if band > 0 { renderer.emit(band: band - 1) }
+                }
+                renderer.emit(band: plan.bands - 1)
+            }
+        }
+    }
+
+    /// Decodes a sequential scan into the coefficient store (multi-scan sequential files).
+    static func decodeIntoStore(_ reader: inout BitReader, scan: JPEGScanHeader, frame: JPEGFrame,
+                                tables: JPEGTables, plan: DecodePlan, store: CoefficientStore,
+                                scratch: UnsafeMutablePointer<Int16>, warnings: inout [String]) throws {
+        let (ct, keep) = try huffmanTables(for: scan, tables)
+        var restart = RestartState(interval: tables.restartInterval)
+        var pred = [Int32](repeating: 0, count: ct.count)
+        let comps = scan.components
+        let natural = JPEGStandardTables.naturalOrder
+        func put(_ i: Int, _ c: Int, _ bx: Int, _ by: Int, _ nat: UnsafePointer<Int>) {
+            let plane = store.planes[c]
+            decodeBlock(&reader, ct[i], &pred[i], scratch, nat, dcOnly: false)
+            guard bx < plane.blocksWide, by < plane.blocksHigh else { return }
+            let block = by &* plane.blocksWide &+ bx
+            let v = plane.values + block &* plane.slots
+            var mask: UInt64 = 0
+            for k in 0..<64 {
+                let slot = Int(plane.slotOfZigzag[k])
+                let value = scratch[natural[k]]
+                if value != 0 { mask |= 1 &<< UInt64(k) }
+                if slot >= 0 { v[slot] = value }
+            }
+            plane.masks[block] = mask
+            (UnsafeMutableRawPointer(scratch)).initializeMemory(as: UInt64.self, repeating: 0, count: 16)
+        }
+        try withExtendedLifetime(keep) {
+            natural.withUnsafeBufferPointer { natBuf in
+                guard let nat = natBuf.baseAddress else { return }
+                if comps.count > 1 {
+                    for my in 0..<frame.mcuRows {
+                        for mx in 0..<frame.mcusPerLine {
+                            if restart.beforeMCU(&reader) { for i in pred.indices { pred[i] = 0 } }
+                            if restart.outOfData { continue }
+                            for (i, c) in comps.enumerated() {
+                                let p = plan.components[c]
+                                for by in 0..<p.v {
+                                    for bx in 0..<p.h { put(i, c, mx &* p.h &+ bx, my &* p.v &+ by, nat) }
+                                }
+                            }
+                            restart.afterMCU(reader, warnings: &warnings)
+                        }
+                    }
+                } else {
+                    let c = comps[0]
+                    let p = plan.components[c]
+                    for by in 0..<p.dataBlocksHigh {
+                        for bx in 0..<p.dataBlocksWide {
+                            if restart.beforeMCU(&reader) { pred[0] = 0 }
+                            if restart.outOfData { continue }
+                            put(0, c, bx, by, nat)
+                            restart.afterMCU(reader, warnings: &warnings)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

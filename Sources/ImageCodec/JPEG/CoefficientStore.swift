@@ -1,0 +1,83 @@
+/// Whole-image coefficients for files with several scans (progressive, or sequential with one
+/// scan per component), which must be complete before any block can be transformed.
+///
+/// Why not libjpeg's 128 bytes per block: the chosen scaled IDCT reads only some positions
+/// (CODEC-NOTES §2: 64, 49, 25 or 1), so only those are kept as values. Progressive
+/// refinement also needs to know which of the other positions are non-zero (runs count zero
+/// positions, correction bits follow non-zero ones), so every block carries a 64-bit mask,
+/// bit k = zigzag position k is non-zero. A 1/8 decode of a 4:2:0 file thus keeps 10 bytes
+/// per luma block instead of 128.
+final class CoefficientStore {
+    struct Plane {
+        let blocksWide: Int
+        let blocksHigh: Int
+        /// Values kept per block.
+        let slots: Int
+        /// `blocksWide · blocksHigh · slots` values, block after block in raster order.
+        let values: UnsafeMutablePointer<Int16>
+        let masks: UnsafeMutablePointer<UInt64>
+        /// Zigzag position (0...79, past 63 aliasing 63 as libjpeg does) → slot, or -1.
+        let slotOfZigzag: UnsafeMutablePointer<Int8>
+        /// Natural index of each slot, for expanding a block before the IDCT.
+        let naturalOfSlot: UnsafeMutablePointer<Int>
+    }
+
+    let planes: [Plane]
+
+    /// Throws `.limitExceeded` when the store would not fit in an `Int`.
+    init(plan: DecodePlan) throws {
+        var made: [Plane] = []
+        for c in plan.components {
+            let natural = JPEGStandardTables.naturalOrder
+            var kept: [Int] = []
+            for k in 0..<64 {
+                let n = natural[k], row = n >> 3, col = n & 7
+                let keep: Bool
+                switch c.idctSize {
+                case 1: keep = n == 0
+                case 2: keep = [0, 1, 3, 5, 7].contains(row) && [0, 1, 3, 5, 7].contains(col)
+                case 4: keep = row != 4 && col != 4
+                default: keep = true
+                }
+                if keep { kept.append(k) }
+            }
+            let (blocks, o1) = c.blocksWide.multipliedReportingOverflow(by: c.blocksHigh)
+            let (count, o2) = blocks.multipliedReportingOverflow(by: kept.count)
+            guard !o1, !o2, count < Int(Int32.max) * 16 else {
+                throw ImageCodecError(.limitExceeded, "coefficient store for \(c.blocksWide)x\(c.blocksHigh) blocks is too large")
+            }
+            let values = UnsafeMutablePointer<Int16>.allocate(capacity: max(count, 1))
+            values.initialize(repeating: 0, count: max(count, 1))
+            let masks = UnsafeMutablePointer<UInt64>.allocate(capacity: max(blocks, 1))
+            masks.initialize(repeating: 0, count: max(blocks, 1))
+            let slotOf = UnsafeMutablePointer<Int8>.allocate(capacity: 80)
+            slotOf.initialize(repeating: -1, count: 80)
+            let naturalOfSlot = UnsafeMutablePointer<Int>.allocate(capacity: kept.count)
+            for (slot, k) in kept.enumerated() {
+                slotOf[k] = Int8(slot)
+                naturalOfSlot[slot] = natural[k]
+            }
+            for k in 64..<80 { slotOf[k] = slotOf[63] }
+            made.append(Plane(blocksWide: c.blocksWide, blocksHigh: c.blocksHigh, slots: kept.count,
+                              values: values, masks: masks, slotOfZigzag: slotOf, naturalOfSlot: naturalOfSlot))
+        }
+        planes = made
+    }
+
+    deinit {
+        for p in planes {
+            p.values.deallocate()
+            p.masks.deallocate()
+            p.slotOfZigzag.deallocate()
+            p.naturalOfSlot.deallocate()
+        }
+    }
+
+    /// Writes block (`bx`, `by`) of `component` into `coef` (natural order), whose positions
+    /// outside the kept set must already be zero.
+    @inline(__always) func expand(component: Int, bx: Int, by: Int, into coef: UnsafeMutablePointer<Int16>) {
+        let p = planes[component]
+        let v = p.values + (by &* p.blocksWide &+ bx) &* p.slots
+        for j in 0..<p.slots { coef[p.naturalOfSlot[j]] = v[j] }
+    }
+}

@@ -1,0 +1,91 @@
+// Colour conversion as libjpeg-turbo 2.1.5 `jdcolor.c` does it (CODEC-NOTES §4), plus Pillow's
+// naive CMYK → RGB on libjpeg's raw (Adobe-inverted) CMYK output. The four YCbCr tables are
+// built once, in one global array, and read through a raw pointer in the pixel loops.
+
+/// libjpeg's `build_ycc_rgb_table` (SCALEBITS 16), x = sample − 128, laid out as
+/// Cr→R [0, 256), Cb→B [256, 512), Cr→G [512, 768), Cb→G [768, 1024).
+private let yccTables: [Int32] = {
+    var t = [Int32](repeating: 0, count: 1024)
+    for i in 0..<256 {
+        let x = Int32(i - 128)
+        t[i] = (91881 * x + 32768) >> 16
+        t[256 + i] = (116130 * x + 32768) >> 16
+        t[512 + i] = -46802 * x
+        t[768 + i] = -22554 * x + 32768
+    }
+    return t
+}()
+
+/// Colour converters from decoded component rows to interleaved RGB.
+enum ColorConverter {
+    /// libjpeg jdcolor YCbCr → RGB (tables, SCALEBITS 16) for `count` pixels, interleaved RGB out:
+    /// R = Y + Crr[Cr], G = Y + ((Cbg[Cb] + Crg[Cr]) >> 16), B = Y + Cbb[Cb], each clamped.
+    static func ycbcrToRGB(y: UnsafePointer<UInt8>, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>, count: Int, _ out: UnsafeMutablePointer<UInt8>) {
+        yccTables.withUnsafeBufferPointer { table in
+            guard let crr = table.baseAddress else { return }
+            let cbb = crr + 256, crg = crr + 512, cbg = crr + 768
+            for i in 0..<max(count, 0) {
+                let yv = Int32(y[i]), cbv = Int(cb[i]), crv = Int(cr[i])
+                let o = out + 3 &* i
+                o[0] = clamp(yv &+ crr[crv])
+                o[1] = clamp(yv &+ ((cbg[cbv] &+ crg[crv]) &>> 16))
+                o[2] = clamp(yv &+ cbb[cbv])
+            }
+        }
+    }
+
+    /// Three planes already RGB → interleaved.
+    static func interleaveRGB(r: UnsafePointer<UInt8>, g: UnsafePointer<UInt8>, b: UnsafePointer<UInt8>, count: Int, _ out: UnsafeMutablePointer<UInt8>) {
+        for i in 0..<max(count, 0) {
+            let o = out + 3 &* i
+            o[0] = r[i]
+            o[1] = g[i]
+            o[2] = b[i]
+        }
+    }
+
+    /// 4-component to RGB like Pillow's naive conversion on libjpeg's raw (Adobe-inverted) CMYK:
+    /// R = round(c·k / 255), G from m, B from y (CODEC-NOTES §4), computed in Pillow's own form
+    /// k − MULDIV255(255 − c, k).
+    static func cmykToRGB(c: UnsafePointer<UInt8>, m: UnsafePointer<UInt8>, y: UnsafePointer<UInt8>, k: UnsafePointer<UInt8>, count: Int, _ out: UnsafeMutablePointer<UInt8>) {
+        for i in 0..<max(count, 0) {
+            let kv = Int32(k[i])
+            let o = out + 3 &* i
+            o[0] = inkToRGB(Int32(c[i]), kv)
+            o[1] = inkToRGB(Int32(m[i]), kv)
+            o[2] = inkToRGB(Int32(y[i]), kv)
+        }
+    }
+
+    /// YCCK: libjpeg's `ycck_cmyk_convert` (C = clamp(255 − R-formula), M from G, Y from B, K
+    /// copied), then as `cmykToRGB`.
+    static func ycckToRGB(y: UnsafePointer<UInt8>, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>, k: UnsafePointer<UInt8>, count: Int, _ out: UnsafeMutablePointer<UInt8>) {
+        yccTables.withUnsafeBufferPointer { table in
+            guard let crr = table.baseAddress else { return }
+            let cbb = crr + 256, crg = crr + 512, cbg = crr + 768
+            for i in 0..<max(count, 0) {
+                let yv = Int32(y[i]), cbv = Int(cb[i]), crv = Int(cr[i])
+                let kv = Int32(k[i])
+                let cyan = Int32(clamp(255 &- (yv &+ crr[crv])))
+                let magenta = Int32(clamp(255 &- (yv &+ ((cbg[cbv] &+ crg[crv]) &>> 16))))
+                let yellow = Int32(clamp(255 &- (yv &+ cbb[cbv])))
+                let o = out + 3 &* i
+                o[0] = inkToRGB(cyan, kv)
+                o[1] = inkToRGB(magenta, kv)
+                o[2] = inkToRGB(yellow, kv)
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func clamp(_ v: Int32) -> UInt8 {
+        UInt8(truncatingIfNeeded: v < 0 ? 0 : (v > 255 ? 255 : v))
+    }
+
+    /// Pillow's `nk − MULDIV255(C, nk)` with C = 255 − c′ and nk = k′ (raw inverted samples).
+    @inline(__always)
+    private static func inkToRGB(_ c: Int32, _ k: Int32) -> UInt8 {
+        let t = (255 &- c) &* k &+ 128
+        return UInt8(truncatingIfNeeded: k &- (((t &>> 8) &+ t) &>> 8))
+    }
+}

@@ -1,0 +1,154 @@
+/// Turns iMCU rows of component samples into output pixels.
+///
+/// Each component plane lives in a ring of three iMCU rows: the row being output and its
+/// neighbours, which fancy vertical upsampling reads as context (libjpeg `jdmainct.c`). The
+/// scan decoders IDCT straight into the ring, and `emit(band:)` runs once the next band is in,
+/// so a sequential file never holds more than three iMCU rows of samples per component.
+final class MCURowRenderer {
+    let plan: DecodePlan
+    private let rings: [UnsafeMutablePointer<UInt8>]
+    private let upsampled: [UnsafeMutablePointer<UInt8>]
+    /// Dequantisation tables per component, natural order; zero until the component's first
+    /// scan latches its table (libjpeg leaves a never-scanned component's multipliers zero).
+    let quant: [UnsafeMutablePointer<UInt16>]
+    private(set) var quantLatched: [Bool]
+    /// A 64-coefficient scratch block, kept zero between uses.
+    let scratch: UnsafeMutablePointer<Int16>
+    /// The output bitmap's samples and row size.
+    let output: UnsafeMutablePointer<UInt8>
+    let outputRowBytes: Int
+
+    init(plan: DecodePlan, output: UnsafeMutablePointer<UInt8>) {
+        self.plan = plan
+        self.output = output
+        outputRowBytes = plan.outWidth * (plan.colorSpace == .gray ? 1 : 3)
+        var r: [UnsafeMutablePointer<UInt8>] = [], u: [UnsafeMutablePointer<UInt8>] = []
+        var q: [UnsafeMutablePointer<UInt16>] = []
+        for c in plan.components {
+            let ringBytes = 3 * c.bandRows * c.rowStride
+            let ring = UnsafeMutablePointer<UInt8>.allocate(capacity: ringBytes)
+            ring.initialize(repeating: 128, count: ringBytes)
+            r.append(ring)
+            let upBytes = c.rowStride * c.hFactor + 32
+            let up = UnsafeMutablePointer<UInt8>.allocate(capacity: upBytes)
+            up.initialize(repeating: 0, count: upBytes)
+            u.append(up)
+            let qt = UnsafeMutablePointer<UInt16>.allocate(capacity: 64)
+            qt.initialize(repeating: 0, count: 64)
+            q.append(qt)
+        }
+        rings = r
+        upsampled = u
+        quant = q
+        quantLatched = [Bool](repeating: false, count: plan.components.count)
+        scratch = .allocate(capacity: 64)
+        scratch.initialize(repeating: 0, count: 64)
+    }
+
+    deinit {
+        for p in rings { p.deallocate() }
+        for p in upsampled { p.deallocate() }
+        for p in quant { p.deallocate() }
+        scratch.deallocate()
+    }
+
+    /// Copies the component's quantisation table the first time a scan includes it, as
+    /// libjpeg's `latch_quant_tables` does; later DQTs do not change it.
+    func latchQuant(component c: Int, table: [UInt16]) {
+        guard !quantLatched[c], table.count == 64 else { return }
+        for i in 0..<64 { quant[c][i] = table[i] }
+        quantLatched[c] = true
+    }
+
+    /// Top-left sample of block row `by` (within the iMCU row) of `band` for component `c`.
+    @inline(__always) func blockRow(_ c: Int, band: Int, by: Int) -> UnsafeMutablePointer<UInt8> {
+        let p = plan.components[c]
+        return rings[c] + ((band % 3) &* p.bandRows &+ by &* p.idctSize) &* p.rowStride
+    }
+
+    @inline(__always) private func planeRow(_ c: Int, _ r: Int) -> UnsafeMutablePointer<UInt8> {
+        let p = plan.components[c]
+        return rings[c] + (r % (3 &* p.bandRows)) &* p.rowStride
+    }
+
+    /// Dequantises and transforms one natural-order block into `out`.
+    @inline(__always) static func idct(size: Int, _ coef: UnsafePointer<Int16>, _ quant: UnsafePointer<UInt16>,
+                                       _ out: UnsafeMutablePointer<UInt8>, _ stride: Int) {
+        switch size {
+        case 8: ScaledIDCT.idct8x8(coef, quant, out, stride)
+        case 4: ScaledIDCT.idct4x4(coef, quant, out, stride)
+        case 2: ScaledIDCT.idct2x2(coef, quant, out, stride)
+        default: ScaledIDCT.idct1x1(coef, quant, out, stride)
+        }
+    }
+
+    /// An all-zero block: mid grey, what libjpeg shows for blocks it could not decode.
+    @inline(__always) static func fillGrey(size: Int, _ out: UnsafeMutablePointer<UInt8>, _ stride: Int) {
+        for y in 0..<size { (out + y &* stride).update(repeating: 128, count: size) }
+    }
+
+    /// Transforms iMCU row `band` of every component from the coefficient store.
+    func fill(band: Int, from store: CoefficientStore) {
+        for (c, p) in plan.components.enumerated() {
+            let q = UnsafePointer(quant[c])
+            for by in 0..<p.v {
+                let row = band &* p.v &+ by
+                let dst = blockRow(c, band: band, by: by)
+                for bx in 0..<p.blocksWide {
+                    store.expand(component: c, bx: bx, by: row, into: scratch)
+                    MCURowRenderer.idct(size: p.idctSize, scratch, q, dst + bx &* p.idctSize, p.rowStride)
+                }
+            }
+        }
+    }
+
+    /// Upsamples, converts and writes the output rows of iMCU row `band`. Bands `band - 1`
+    /// and `band + 1` (where they exist) must still be in the rings.
+    func emit(band: Int) {
+        let first = band * plan.bandOutputRows
+        let last = min(plan.outHeight, first + plan.bandOutputRows)
+        guard first < last else { return }
+        let n = plan.components.count
+        var rows = [UnsafePointer<UInt8>](repeating: UnsafePointer(upsampled[0]), count: n)
+        for y in first..<last {
+            for (c, p) in plan.components.enumerated() {
+                let r = y / p.vFactor
+                let near = planeRow(c, r)
+                let up = upsampled[c]
+                switch p.method {
+                case .none:
+                    rows[c] = UnsafePointer(near)
+                case .fancyH2V1:
+                    Upsampler.fancyH2V1(near, width: p.planeWidth, up)
+                    rows[c] = UnsafePointer(up)
+                case .fancyH1V2, .fancyH2V2:
+                    let upper = y & 1 == 0
+                    let farRow = upper ? max(r - 1, 0) : min(r + 1, p.planeHeight - 1)
+                    let far = planeRow(c, farRow)
+                    if p.method == .fancyH1V2 {
+                        Upsampler.fancyH1V2(near: near, far: far, width: p.planeWidth, upper: upper, up)
+                    } else {
+                        Upsampler.fancyH2V2(near: near, far: far, width: p.planeWidth, up)
+                    }
+                    rows[c] = UnsafePointer(up)
+                case .replicate:
+                    if p.hFactor == 1 {
+                        rows[c] = UnsafePointer(near)
+                    } else {
+                        Upsampler.replicate(near, width: p.planeWidth, factor: p.hFactor, up)
+                        rows[c] = UnsafePointer(up)
+                    }
+                }
+            }
+            let out = output + y &* outputRowBytes
+            let w = plan.outWidth
+            switch plan.colorSpace {
+            case .gray: out.update(from: rows[0], count: w)
+            case .ycbcr: ColorConverter.ycbcrToRGB(y: rows[0], cb: rows[1], cr: rows[2], count: w, out)
+            case .rgb: ColorConverter.interleaveRGB(r: rows[0], g: rows[1], b: rows[2], count: w, out)
+            case .cmyk: ColorConverter.cmykToRGB(c: rows[0], m: rows[1], y: rows[2], k: rows[3], count: w, out)
+            case .ycck: ColorConverter.ycckToRGB(y: rows[0], cb: rows[1], cr: rows[2], k: rows[3], count: w, out)
+            }
+        }
+    }
+}
