@@ -13,7 +13,7 @@ extension GalleryApp {
 
     func image(itemID: String, specText: String, requestedVersion: String?, request: FastCGIRequest) -> FastCGIResponse {
         guard let item = catalog.items[itemID] else { return errors.response(404) }
-        guard let spec = SizeSpec(parsing: specText) else {
+        guard let spec = SizeSpec(parsing: specText), pipeline.configuration.allowedSizes.contains(spec) else {
             return errors.response(400, message: "The size \(specText) is not one this gallery renders.")
         }
         let version: String

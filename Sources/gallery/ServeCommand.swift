@@ -17,8 +17,9 @@ enum ServeCommand {
         let log: @Sendable (String) -> Void = { logger.write($0) }
         do {
             try FileManager.default.createDirectory(atPath: options.cacheDirectory, withIntermediateDirectories: true)
-            let pipeline = try ImagePipeline(configuration: PipelineConfiguration(
-                cacheDirectory: options.cacheDirectory, libraryRoot: options.root))
+            var pipelineConfiguration = PipelineConfiguration(cacheDirectory: options.cacheDirectory, libraryRoot: options.root)
+            pipelineConfiguration.log = { log("image-pipeline: " + $0) }
+            let pipeline = try ImagePipeline(configuration: pipelineConfiguration)
             let app = try GalleryApp(configuration: GalleryConfiguration(
                 libraryRoot: options.root, templatesDirectory: options.templates, publicDirectory: options.publicDirectory,
                 siteTitle: options.title, rescanInterval: options.rescanSeconds), pipeline: pipeline, log: log)
