@@ -161,7 +161,7 @@ final class DiskDataCache: Sendable {
     }
 
     /// Every entry on disk with its size (data + metadata) and last access; removes temp
-    /// files that a crashed writer left more than an hour ago.
+    /// files that a crashed writer left and idle locks of failed fetches, an hour on.
     private func scan() -> [ScannedEntry] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
         let now = Date().timeIntervalSince1970
@@ -172,6 +172,12 @@ final class DiskDataCache: Sendable {
             let mtime = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
             if name.hasPrefix(".tmp-") {
                 if now - mtime > 3600 { unlink(path(name)) }
+                continue
+            }
+            // Locks of URLs that never made it to disk (failed fetches) go after an hour.
+            if name.hasSuffix(".lock"), name.utf8.count == 69 {
+                let key = String(name.dropLast(5))
+                if now - mtime > 3600, access(path(key), F_OK) != 0 { removeIdleLock(key) }
                 continue
             }
             guard name.utf8.count == 64, name.utf8.allSatisfy({ isHexDigit($0) }) else { continue }

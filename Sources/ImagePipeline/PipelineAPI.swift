@@ -111,6 +111,21 @@ public enum PipelineError: Error, Sendable, Equatable {
     case sourceNotAllowed(String)
 }
 
+extension PipelineError: CustomStringConvertible {
+    /// One log line: the kind and the detail ("origin failed: http://…: status 404").
+    public var description: String {
+        switch self {
+        case .sizeNotAllowed(let s): return "size not allowed: \(s)"
+        case .originFailed(let s): return "origin failed: \(s)"
+        case .originTimedOut(let s): return "origin timed out: \(s)"
+        case .notAnImage(let s): return "not an image: \(s)"
+        case .undecodable(let s): return "undecodable: \(s)"
+        case .overloaded: return "overloaded: too many renders queued"
+        case .sourceNotAllowed(let s): return "source not allowed: \(s)"
+        }
+    }
+}
+
 /// Fetches originals once, renders sizes once, caches each in its own lane.
 ///
 /// Thread-safe: FastCGI worker threads call it concurrently. Identical fetches and renders

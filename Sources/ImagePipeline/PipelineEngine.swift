@@ -168,29 +168,30 @@ final class PipelineEngine: Sendable {
         metrics.add(.renderMisses)
         return try renders.run(key) { () throws(PipelineError) -> RenderedImage in
             if let hit = renderCache.get(key) { return hit }
-            let (image, actualVersion) = try limiter.run { () throws(PipelineError) -> (RenderedImage, String) in
-                try renderFresh(source, url: url, spec: spec, preloaded: preloaded)
-            }
+            let (image, actualVersion) = try renderFresh(source, spec: spec, preloaded: preloaded)
             renderCache.put(RenderCache.key(url: url, version: actualVersion, spec: spec), image)
             return image
         }
     }
 
     /// Decodes and encodes one size; returns it with the version of the bytes it was made
-    /// from. A disk-cached original that fails to decode is taken to be damaged: it is
+    /// from. The original is loaded before a render slot is taken, so a slow origin never
+    /// holds one. A disk-cached original that fails to decode is taken to be damaged: it is
     /// dropped and fetched again, once.
-    private func renderFresh(_ source: Source, url: String, spec: SizeSpec, preloaded: Original?) throws(PipelineError) -> (RenderedImage, String) {
+    private func renderFresh(_ source: Source, spec: SizeSpec, preloaded: Original?) throws(PipelineError) -> (RenderedImage, String) {
         var original: Original
         if let preloaded { original = preloaded } else { original = try self.original(source) }
         do {
-            return (try thumbnail(original, spec: spec), original.version)
+            let current = original
+            return (try limiter.run { () throws(PipelineError) in try thumbnail(current, spec: spec) }, original.version)
         } catch let error where original.fromDiskCache && (error.kind == "undecodable" || error.kind == "not_an_image") {
             if case .remote(let remote) = source {
                 disk.remove(remote.absoluteString, reason: "cached original does not decode (\(error))")
                 remoteVersions.withLock { _ = $0.removeValue(forKey: remote.absoluteString) }
             }
             original = try self.original(source)
-            return (try thumbnail(original, spec: spec), original.version)
+            let current = original
+            return (try limiter.run { () throws(PipelineError) in try thumbnail(current, spec: spec) }, original.version)
         }
     }
 

@@ -40,9 +40,10 @@ public struct Thumbnail: Sendable {
 
 /// Turns original bytes into one sized, upright, encoded image.
 ///
-/// probe → plan on the displayed (oriented) size → the smallest decode scale that still covers
-/// the planned size times the headroom → decode (stored orientation) → exact Lanczos resample
-/// → orient → crop (cover) → encode. Everything that goes wrong is a `PipelineError`.
+/// probe → plan on the displayed (oriented) size → the same plan in stored orientation → the
+/// smallest decode scale that still covers the planned size times the headroom → decode →
+/// one Lanczos-3 pass from the exact source area of the crop to the output size → orient →
+/// encode. Everything that goes wrong is a `PipelineError`.
 public enum Thumbnailer {
     /// Decode headroom default, chosen with the thumb benchmark's headroom study (480 px from
     /// the bench photos, PSNR vs full decode + Lanczos): at 1.0, decode + resample alone reach
@@ -66,23 +67,31 @@ public enum Thumbnailer {
             return Thumbnail(image: image, passthrough: true, decodeScale: nil, decodeSeconds: 0)
         }
 
-        // The decoder works in stored orientation: the target turns with the image.
-        let swaps = info.orientation.swapsAxes
-        let storedW = swaps ? plan.scaledHeight : plan.scaledWidth
-        let storedH = swaps ? plan.scaledWidth : plan.scaledHeight
-        let scale = decodeScale(for: info, width: storedW, height: storedH, headroom: options.decodeHeadroom)
+        // The decoder works in stored orientation: the plan turns with the image.
+        let stored = storedPlan(plan, orientation: info.orientation)
+        let scale = decodeScale(for: info, width: stored.scaledWidth, height: stored.scaledHeight, headroom: options.decodeHeadroom)
 
         let start = DispatchTime.now().uptimeNanoseconds
-        var bitmap = try codec { try ImageCodec.decode(bytes, scale: scale, limits: options.limits).bitmap }
+        let decoded = try codec { try ImageCodec.decode(bytes, scale: scale, limits: options.limits).bitmap }
         let decodeSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 
-        if bitmap.width != storedW || bitmap.height != storedH {
-            bitmap = try codec { try Resampler.resize(bitmap, width: storedW, height: storedH) }
+        var bitmap: Bitmap
+        if scale == .full, stored.scaledWidth == decoded.width, stored.scaledHeight == decoded.height {
+            bitmap = try codec {
+                try decoded.cropped(x: stored.cropX, y: stored.cropY, width: stored.outputWidth, height: stored.outputHeight)
+            }
+        } else {
+            // Scale and crop in one pass over the exact source area: a decode at M/8 is
+            // ceil(size·M/8) pixels but the picture ends inside the last one, and resizing
+            // the whole bitmap would shift and stretch it by up to a pixel.
+            var region = stored.sourceRegion(sourceWidth: info.width, sourceHeight: info.height, decodeScale: scale)
+            region.width = min(region.width, Double(decoded.width) - region.x)
+            region.height = min(region.height, Double(decoded.height) - region.y)
+            bitmap = try codec {
+                try Resampler.resize(decoded, width: stored.outputWidth, height: stored.outputHeight, region: region)
+            }
         }
         bitmap = info.orientation.apply(to: bitmap)
-        if plan.outputWidth != bitmap.width || plan.outputHeight != bitmap.height {
-            bitmap = try codec { try bitmap.cropped(x: plan.cropX, y: plan.cropY, width: plan.outputWidth, height: plan.outputHeight) }
-        }
 
         let format = options.format ?? (bitmap.hasTransparency ? .png : .jpeg)
         let encoded: [UInt8]
@@ -101,6 +110,30 @@ public enum Thumbnailer {
         }
         let image = RenderedImage(bytes: encoded, contentType: format.mimeType, width: bitmap.width, height: bitmap.height)
         return Thumbnail(image: image, passthrough: false, decodeScale: scale, decodeSeconds: decodeSeconds)
+    }
+
+    /// `plan` (made on the displayed size) in stored orientation: the scaled size swaps axes
+    /// for orientations 5-8 and the crop rectangle is mapped through the orientation, so that
+    /// orienting the stored-orientation result shows exactly the planned crop.
+    static func storedPlan(_ plan: ResizePlan, orientation: Orientation) -> ResizePlan {
+        let swaps = orientation.swapsAxes
+        let w = swaps ? plan.scaledHeight : plan.scaledWidth
+        let h = swaps ? plan.scaledWidth : plan.scaledHeight
+        let cx = plan.cropX, cy = plan.cropY, ow = plan.outputWidth, oh = plan.outputHeight
+        // Stored x and y ranges of the crop, from Orientation.apply's pixel mapping.
+        let x: Int, y: Int
+        switch orientation {
+        case .up: x = cx; y = cy
+        case .mirrored: x = w - cx - ow; y = cy
+        case .rotated180: x = w - cx - ow; y = h - cy - oh
+        case .mirroredVertically: x = cx; y = h - cy - oh
+        case .transposed: x = cy; y = cx
+        case .rotatedClockwise: x = cy; y = h - cx - ow
+        case .transversed: x = w - cy - oh; y = h - cx - ow
+        case .rotatedCounterClockwise: x = w - cy - oh; y = cx
+        }
+        return ResizePlan(scaledWidth: w, scaledHeight: h, cropX: x, cropY: y,
+                          outputWidth: swaps ? oh : ow, outputHeight: swaps ? ow : oh)
     }
 
     /// Below this factor over the target, 2/8 is skipped for 4/8: libjpeg's 2×2 reduced IDCT

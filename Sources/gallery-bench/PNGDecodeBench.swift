@@ -24,28 +24,62 @@ enum PNGDecodeBench {
             guard let data = FileManager.default.contents(atPath: path) else { continue }
             let bytes = [UInt8](data)
             let libpng = measureProcess(["pngtopnm", path], runs: context.runs)
-            let pillow = measureProcess([python, "-c", "import sys; from PIL import Image; Image.open(sys.argv[1]).load()", path],
-                                        runs: context.runs)
+            let pillowArgv = [python, "-c", "import sys; from PIL import Image; Image.open(sys.argv[1]).load()", path]
+            let pillow = measureProcess(pillowArgv, runs: context.runs)
             let pillowNet = pillow.map { p in max(0.0001, p.medianSeconds - (pillowStartup?.medianSeconds ?? 0)) }
-            func row(_ tool: String, _ seconds: Double?, _ rss: Int?) {
+            func row(_ tool: String, _ seconds: Double?, _ argv: [String]?) {
+                let rss = argv.flatMap { peakRSSKiB($0, context: context) }
                 guard let seconds else { table.add([name, tool, "n/a", "n/a", "", ""]); return }
                 table.add([name, tool, ms(seconds), rss.map(mib) ?? "-",
                            libpng.map { ratio(seconds, $0.medianSeconds) } ?? "-",
                            pillowNet.map { ratio(seconds, $0) } ?? "-"])
             }
-            let process = measureProcess([context.galleryBinary, "decode", path, context.scratchDir + "/ours.pam"],
-                                         runs: context.runs)
-            row("ours (gallery decode, process)", process?.medianSeconds, process?.peakRSSKiB)
+            let ourArgv = [context.galleryBinary, "decode", path, context.scratchDir + "/ours.pam"]
+            let process = measureProcess(ourArgv, runs: context.runs)
+            row("ours (gallery decode, process)", process?.medianSeconds, ourArgv)
+            let reducedArgv = [context.galleryBinary, "decode", path, context.scratchDir + "/ours8.pam", "--scale", "1/8"]
+            row("ours (gallery decode --scale 1/8)", measureProcess(reducedArgv, runs: context.runs)?.medianSeconds, reducedArgv)
+            let probeArgv = [context.galleryBinary, "probe", path]
+            row("ours (gallery probe: process floor)", measureProcess(probeArgv, runs: context.runs)?.medianSeconds, probeArgv)
             row("ours (in-process, full)", inProcess(runs: context.runs) { _ = try ImageCodec.decode(bytes) }, nil)
             row("ours (in-process, 1/8)", inProcess(runs: context.runs) { _ = try ImageCodec.decode(bytes, scale: .eighth) }, nil)
-            row("libpng (pngtopnm, process)", libpng?.medianSeconds, libpng?.peakRSSKiB)
-            row("Pillow (process, raw)", pillow?.medianSeconds, pillow?.peakRSSKiB)
+            row("libpng (pngtopnm, process)", libpng?.medianSeconds, ["pngtopnm", path])
+            row("Pillow (process, raw)", pillow?.medianSeconds, pillowArgv)
             row("Pillow (startup subtracted)", pillowNet, nil)
         }
-        if let startup = pillowStartup { table.add(["-", "python3 + PIL import (startup)", ms(startup.medianSeconds), mib(startup.peakRSSKiB), "", ""]) }
+        if let startup = pillowStartup {
+            let rss = peakRSSKiB([python, "-c", "from PIL import Image"], context: context)
+            table.add(["-", "python3 + PIL import (startup)", ms(startup.medianSeconds), rss.map(mib) ?? "-", "", ""])
+        }
         print(table.render())
+        for path in photos { print(identityLine(path, context: context)) }
         smallFiles(context)
         encode(context, photos: photos)
+    }
+
+    /// Whether our pixels equal libpng's (pngtopnm writes a PPM/PGM/PAM; its payload must be
+    /// our RGB bytes), so the timing rows compare equal work.
+    static func identityLine(_ path: String, context: BenchContext) -> String {
+        let name = (path as NSString).lastPathComponent
+        let out = context.scratchDir + "/identity.pnm"
+        guard measureProcess(["pngtopnm", path], runs: 1, stdoutPath: out) != nil,
+              let pnm = FileManager.default.contents(atPath: out).map({ [UInt8]($0) }),
+              let data = FileManager.default.contents(atPath: path),
+              let ours = try? ImageCodec.decode([UInt8](data)).bitmap, !ours.layout.hasAlpha else {
+            return "\(name): pixel identity with libpng not checked"
+        }
+        let payload = pnm.suffix(ours.pixels.count)
+        return "\(name): our pixels \(payload.elementsEqual(ours.pixels) ? "==" : "!=") libpng's (pngtopnm)"
+    }
+
+    /// Peak RSS of one run under /usr/bin/time. measureProcess's figure is not used here:
+    /// posix_spawn shares this process's memory until exec, and Linux then carries our own
+    /// high-water mark into the child's ru_maxrss, so small children report our size.
+    static func peakRSSKiB(_ argv: [String], context: BenchContext) -> Int? {
+        let out = context.scratchDir + "/rss.txt"
+        guard measureProcess(["/usr/bin/time", "-o", out, "-f", "%M"] + argv, runs: 1) != nil,
+              let text = try? String(contentsOfFile: out, encoding: .utf8) else { return nil }
+        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").last ?? "")
     }
 
     /// Median wall time of `body` over `runs` runs; nil when it throws.
@@ -107,7 +141,9 @@ enum PNGDecodeBench {
         var encoded: [UInt8] = []
         let ours = inProcess(runs: context.runs) { encoded = try PNGEncoder.encode(source, compressionLevel: 6) }
         let rawPath = context.scratchDir + "/encode-source.rgb"
-        FileManager.default.createFile(atPath: rawPath, contents: Data(source.pixels))
+        guard FileManager.default.createFile(atPath: rawPath, contents: Data(source.pixels)) else {
+            print("\n(cannot write \(rawPath); encode bench skipped)"); return
+        }
         let outPath = context.scratchDir + "/pillow.png"
         let script = """
         import sys, time, os

@@ -28,11 +28,12 @@ import Testing
         for q in 1...255 {
             var table = [UInt16](repeating: 1, count: 64)
             table[0] = UInt16(q)
-            let e = QuantDivisors(table: table).entries[0]
-            for x in -16384...16384 {
+            let v = QuantDivisors.values(table: table)
+            for x in -16383...16383 {
                 let expected = Int16((abs(x) + 4 * q) / (8 * q)) * (x < 0 ? -1 : 1)
-                if QuantDivisors.quantize(Int32(x), e) != expected {
-                    Issue.record("q \(q) x \(x): \(QuantDivisors.quantize(Int32(x), e)) != \(expected)")
+                let got = QuantDivisors.quantize(Int32(x), bias: v[0], multiplier: v[64])
+                if got != expected {
+                    Issue.record("q \(q) x \(x): \(got) != \(expected)")
                     return
                 }
             }

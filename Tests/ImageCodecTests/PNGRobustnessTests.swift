@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func flippedBytesNeverCrash() throws {
-        var rng = SplitMix(seed: 0x5EED)
+        var rng = PNGTestRandom(seed: 0x5EED)
         var outcomes = (decoded: 0, failed: 0)
         for entry in PNGFixtures.entries {
             let bytes = try PNGFixtures.bytes(entry.name)
@@ -152,7 +152,7 @@ import Testing
     }
 
     @Test func reducedDecodeOfALargerImageWithAlpha() throws {
-        var rng = SplitMix(seed: 7)
+        var rng = PNGTestRandom(seed: 7)
         for layout in Bitmap.Layout.allCases {
             let (w, h) = (301, 157)
             var pixels = [UInt8](repeating: 0, count: w * h * layout.channels)
@@ -182,7 +182,7 @@ import Testing
 
     /// A zlib stream (fixed Huffman) inflating to one zero byte plus `repeats` × 258 more.
     static func zeroBomb(repeats: Int) -> [UInt8] {
-        var w = BitWriter()
+        var w = DeflateBitWriter()
         w.bytes = [0x78, 0x01]
         w.put(1, 1); w.put(1, 2)          // final block, fixed Huffman
         w.putCode(0x30, 8)                 // literal 0
@@ -248,7 +248,7 @@ import Testing
 }
 
 /// Deflate's bit order: values LSB first, Huffman codes MSB first.
-struct BitWriter {
+struct DeflateBitWriter {
     var bytes: [UInt8] = []
     private var buffer: UInt64 = 0
     private var count = 0
@@ -277,7 +277,7 @@ struct BitWriter {
 }
 
 /// A small deterministic generator, so failures reproduce.
-struct SplitMix {
+struct PNGTestRandom {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {

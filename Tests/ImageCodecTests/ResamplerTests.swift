@@ -34,6 +34,12 @@ import Testing
         #expect(throws: ImageCodecError.self) { try Resampler.resize(b, width: 0, height: 10) }
         #expect(throws: ImageCodecError.self) { try Resampler.resize(b, width: 10, height: -1) }
         #expect(throws: ImageCodecError.self) { try Resampler.resize(b, width: Int.max / 2, height: 4) }
+        for bad in [Resampler.Region(x: -1, y: 0, width: 10, height: 10), .init(x: 0, y: 0, width: 251, height: 10),
+                    .init(x: 0, y: 0, width: 0, height: 10), .init(x: .nan, y: 0, width: 10, height: 10)] {
+            #expect(throws: ImageCodecError.self) { try Resampler.resize(b, width: 10, height: 10, region: bad) }
+        }
+        // A region equal to the whole image at the same size is the identity too.
+        #expect(try Resampler.resize(b, width: 250, height: 156, region: .init(x: 0, y: 0, width: 250, height: 156)) == b)
     }
 
     @Test func extremeShapes() throws {
@@ -91,6 +97,27 @@ import Testing
             let src = try S.photo(name)
             let input = dir + "/\(name).ppm"
             try S.writePNM(src, to: input)
+            // Regions, as Pillow's box: a fractional crop, and a crop at the same size.
+            let regions: [(Int, Int, Resampler.Region)] = [
+                (80, 50, .init(x: 10.25, y: 20.5, width: 150.5, height: 100.75)),
+                (60, 40, .init(x: 30, y: 10, width: 60, height: 40)),
+                (src.width, src.height, .init(x: 0, y: 0, width: Double(src.width) - 0.5, height: Double(src.height) - 0.5)),
+            ]
+            for (w, h, r) in regions {
+                let ours = try Resampler.resize(src, width: w, height: h, region: r)
+                let out = dir + "/\(name)_box_\(w)x\(h).ppm"
+                try S.run("/usr/bin/python3", ["-c", """
+                    import sys
+                    from PIL import Image
+                    f = getattr(Image, 'Resampling', Image).LANCZOS
+                    box = tuple(float(v) for v in sys.argv[5:9])
+                    Image.open(sys.argv[1]).resize((int(sys.argv[3]), int(sys.argv[4])), f, box=box).save(sys.argv[2])
+                    """, input, out, "\(w)", "\(h)", "\(r.x)", "\(r.y)", "\(r.x + r.width)", "\(r.y + r.height)"])
+                let p = S.psnr(ours, try S.readPNM(out))
+                worst = min(worst, p)
+                print("resize \(name) box \(r) → \(w)x\(h) vs Pillow LANCZOS box: PSNR \(p.isInfinite ? "inf" : S.f1(p)) dB")
+                #expect(p >= 45, "\(name) box \(r): \(p) dB")
+            }
             let sizes = [(src.width * 3 / 8, src.height * 3 / 8), (src.width / 5, src.height / 5), (src.width * 3 / 2, src.height * 3 / 2),
                          (src.width / 2, src.height + 31), (97, 61), (src.width, src.height / 3)]
             for (w, h) in sizes {

@@ -89,18 +89,22 @@ import Testing
     @Test func coverExtremeAspectWithUpscale() {
         let p = ResizeMode.cover(width: 240, height: 240).plan(width: 10000, height: 1, allowUpscale: true)
         #expect(p == ResizePlan(scaledWidth: 2_400_000, scaledHeight: 240, cropX: 1_199_880, cropY: 0, outputWidth: 240, outputHeight: 240))
-        // The source rectangle behind it is 1 px tall and 1-2 px wide in the middle.
-        let r = p.sourceRect(sourceWidth: 10000, sourceHeight: 1)
-        #expect(r.y == 0 && r.height == 1 && r.x == 4999 && r.width == 2)
+        // The source region behind it: 1 px tall, 240/2,400,000 of the width, in the middle.
+        let r = p.sourceRegion(sourceWidth: 10000, sourceHeight: 1)
+        #expect(r == Resampler.Region(x: 4999.5, y: 0, width: 1, height: 1))
     }
 
-    @Test func sourceRectMapsCropBack() {
+    @Test func sourceRegionMapsCropBack() {
         let p = ResizeMode.cover(width: 240, height: 240).plan(width: 4000, height: 3000)
-        let r = p.sourceRect(sourceWidth: 4000, sourceHeight: 3000)
-        // 40/320 of 4000 = 500, 280/320 of 4000 = 3500.
-        #expect(r.x == 500 && r.width == 3000 && r.y == 0 && r.height == 3000)
+        // 40/320 of 4000 = 500, 240/320 of 4000 = 3000.
+        #expect(p.sourceRegion(sourceWidth: 4000, sourceHeight: 3000) == Resampler.Region(x: 500, y: 0, width: 3000, height: 3000))
+        // Decoded at 1/4: the same area in the 1000×750 bitmap.
+        #expect(p.sourceRegion(sourceWidth: 4000, sourceHeight: 3000, decodeScale: .quarter)
+            == Resampler.Region(x: 125, y: 0, width: 750, height: 750))
+        // 1001×667 decoded at 1/2 is 501×334, but the image ends at 500.5 × 333.5.
         let fit = ResizeMode.fit(maxEdge: 480).plan(width: 1001, height: 667)
-        let whole = fit.sourceRect(sourceWidth: 1001, sourceHeight: 667)
-        #expect(whole.x == 0 && whole.y == 0 && whole.width == 1001 && whole.height == 667)
+        #expect(fit.sourceRegion(sourceWidth: 1001, sourceHeight: 667, decodeScale: .half)
+            == Resampler.Region(x: 0, y: 0, width: 500.5, height: 333.5))
+        #expect(fit.sourceRegion(sourceWidth: 1001, sourceHeight: 667) == Resampler.Region(x: 0, y: 0, width: 1001, height: 667))
     }
 }

@@ -89,6 +89,23 @@ import Testing
         #expect(kind("/missing.jpg") == "origin_failed")
     }
 
+    /// An origin that keeps sending, too slowly to ever finish, hits the total timeout even
+    /// though the idle (connect) timeout never fires.
+    @Test func slowDripHitsTheTotalTimeout() throws {
+        let origin = try TestOrigin()
+        origin.set("/drip.jpg", .drip(count: 10_000, interval: 0.2))
+        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("drip")))
+        let start = Date()
+        do {
+            _ = try pipeline.original(url: origin.url("/drip.jpg"))
+            Issue.record("drip finished")
+        } catch {
+            #expect(error.kind == "origin_timed_out")
+        }
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(elapsed >= 2.5 && elapsed < 6, "total timeout is 3 s, took \(elapsed)")
+    }
+
     @Test func fileURLsStayInsideTheLibrary() throws {
         let dir = makeTempDir("files")
         let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: dir))

@@ -41,6 +41,25 @@ import Testing
         print("orientation renders: worst PSNR vs orient_1 \(worst) dB")
     }
 
+    /// Independent of the fast path: each orientation's thumbnail against a full-size decode,
+    /// turned upright with `Orientation.apply`, resized with the resampler to the same size.
+    @Test func orientedThumbnailsMatchAFullDecodeReference() throws {
+        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("orientref")))
+        var worst = Double.infinity
+        for k in 1...8 {
+            let bytes = try fixtureBytes("jpeg/generated/orient_\(k).jpg")
+            let full = try ImageCodec.decode(bytes)
+            #expect(full.info.orientation.rawValue == k)
+            let upright = full.info.orientation.apply(to: full.bitmap)
+            let reference = try Resampler.resize(upright, width: 80, height: 120)
+            let thumb = try decode(try pipeline.render(url: fixtureURL("orient_\(k).jpg"), spec: SizeSpec(mode: .fit(maxEdge: 120))))
+            let p = psnr(thumb, reference.converted(to: thumb.layout))
+            worst = min(worst, p)
+            #expect(p >= 30, "orient_\(k): \(p) dB against the full-decode reference")
+        }
+        print("orientation renders: worst PSNR vs full decode + resample \(worst) dB")
+    }
+
     /// A picture already within the size, upright and in the output format is served as is;
     /// the same picture stored turned is rendered (rotated) instead.
     @Test func passthroughOnlyWhenNothingChanges() throws {
@@ -168,5 +187,42 @@ import Testing
         #expect(kind("corrupt.jpg") == "undecodable")
         #expect(kind("headonly.jpg") == "undecodable")
         #expect(pipeline.metricsText().contains("pipeline_errors_total{kind=\"undecodable\"} 2"))
+    }
+
+    @Test func infoAndMetrics() throws {
+        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("info")))
+        let info = try pipeline.info(url: fixtureURL("orient_6.jpg"))
+        #expect(info.format == .jpeg)
+        #expect(info.width == 288 && info.height == 192)
+        #expect(info.orientation == .rotatedClockwise)
+        #expect(info.orientedWidth == 192 && info.orientedHeight == 288)
+        _ = try pipeline.render(url: fixtureURL("orient_6.jpg"), spec: SizeSpec(mode: .fit(maxEdge: 120)))
+        _ = try pipeline.render(url: fixtureURL("orient_6.jpg"), spec: SizeSpec(mode: .fit(maxEdge: 120)))
+        let text = pipeline.metricsText()
+        for line in ["pipeline_requests_total 2", "pipeline_render_cache_hits_total 1", "pipeline_render_cache_misses_total 1",
+                     "pipeline_renders_total 1", "pipeline_decode_seconds_count 1", "pipeline_decode_seconds_bucket{le=\"+Inf\"} 1",
+                     "# TYPE pipeline_decode_seconds histogram"] {
+            #expect(text.contains(line + "\n"), "missing \(line)")
+        }
+    }
+
+    /// With one render slot and no queue, a second concurrent render of another size is refused.
+    @Test func overloadIsRefusedNotQueuedForever() throws {
+        let original = try fixtureBytes("jpeg/generated/odd_1001x667_420.jpg")
+        let origin = try TestOrigin()
+        origin.set("/o.jpg", .ok(original, "image/jpeg"))
+        var config = testConfiguration(cacheDir: makeTempDir("overload"))
+        config.maxConcurrentRenders = 1
+        config.renderQueueLength = 0
+        let pipeline = try ImagePipeline(configuration: config)
+        _ = try pipeline.original(url: origin.url("/o.jpg"))
+        let specs = [80, 120, 160, 240, 320, 360].map { SizeSpec(mode: .cover(width: $0, height: $0)) }
+        let outcomes = Collector<String>()
+        runConcurrently(specs.count) { i in
+            do { _ = try pipeline.render(url: origin.url("/o.jpg"), spec: specs[i]); outcomes.add("ok") } catch let e as PipelineError { outcomes.add(e.kind) } catch { outcomes.add("other") }
+        }
+        #expect(outcomes.all.contains("ok"))
+        #expect(outcomes.all.allSatisfy { $0 == "ok" || $0 == "overloaded" })
+        print("overload: \(outcomes.all.filter { $0 == "overloaded" }.count) of \(specs.count) refused")
     }
 }

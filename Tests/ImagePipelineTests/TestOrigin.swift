@@ -22,6 +22,8 @@ final class TestOrigin: @unchecked Sendable {
         case hang(seconds: Double)
         /// 302 to another path of this server.
         case redirect(String)
+        /// 200 announcing `count` bytes, then one byte every `interval` seconds.
+        case drip(count: Int, interval: Double)
     }
 
     private let listenFD: Int32
@@ -131,6 +133,12 @@ final class TestOrigin: @unchecked Sendable {
             }
         case .hang(let seconds):
             Thread.sleep(forTimeInterval: seconds)
+        case .drip(let count, let interval):
+            guard send(fd, head(200, "image/jpeg", count) + [0xFF, 0xD8, 0xFF]) else { return }
+            for _ in 3..<count {
+                Thread.sleep(forTimeInterval: interval)
+                if !send(fd, [0]) { return }
+            }
         case .redirect(let target):
             let text = "HTTP/1.1 302 Found\r\nLocation: \(url(target))\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
             send(fd, Array(text.utf8))

@@ -20,6 +20,13 @@ enum BaselineScanDecoder {
         var k = 1
         if dcOnly {
             while k < 64 {
+                r.fill()
+                let f = t.ac.fastAC[r.peek(HuffmanTable.lookaheadBits)]
+                if f != 0 {
+                    r.skip(Int(f & 0xFF))
+                    k &+= Int((f &>> 8) & 0xFF) &+ 1
+                    continue
+                }
                 let rs = r.decodeSymbol(t.ac)
                 let run = rs &>> 4, size = rs & 15
                 if size != 0 {
@@ -32,6 +39,15 @@ enum BaselineScanDecoder {
             }
         } else {
             while k < 64 {
+                r.fill()
+                let f = t.ac.fastAC[r.peek(HuffmanTable.lookaheadBits)]
+                if f != 0 {
+                    r.skip(Int(f & 0xFF))
+                    k &+= Int((f &>> 8) & 0xFF)
+                    coef[natural[k]] = Int16(truncatingIfNeeded: f &>> 16)
+                    k &+= 1
+                    continue
+                }
                 let rs = r.decodeSymbol(t.ac)
                 let run = rs &>> 4, size = rs & 15
                 if size != 0 {
@@ -61,75 +77,84 @@ enum BaselineScanDecoder {
     }
 
     /// Decodes a scan covering every frame component and renders the image band by band.
-    static func decodeStreaming(_ reader: inout BitReader, scan: JPEGScanHeader, frame: JPEGFrame,
+    static func decodeStreaming(_ input: inout BitReader, scan: JPEGScanHeader, frame: JPEGFrame,
                                 tables: JPEGTables, renderer: MCURowRenderer, warnings: inout [String]) throws {
         let (ct, keep) = try huffmanTables(for: scan, tables)
+        defer { withExtendedLifetime(keep) {} }
+        // A local copy keeps the bit reader in registers (an inout parameter is reloaded).
+        var reader = input
+        defer { input = reader }
         let plan = renderer.plan
         var restart = RestartState(interval: tables.restartInterval)
-        var pred = [Int32](repeating: 0, count: ct.count)
+        let pred = UnsafeMutablePointer<Int32>.allocate(capacity: 4)
+        pred.initialize(repeating: 0, count: 4)
+        defer { pred.deallocate() }
         let scratch = renderer.scratch
         let comps = scan.components
-        try withExtendedLifetime(keep) {
-            try JPEGStandardTables.naturalOrder.withUnsafeBufferPointer { natBuf in
-                guard let natural = natBuf.baseAddress else { return }
-                let interleaved = comps.count > 1
-                for band in 0..<plan.bands {
-                    if interleaved {
-                        for mx in 0..<frame.mcusPerLine {
-                            if restart.beforeMCU(&reader) { for i in pred.indices { pred[i] = 0 } }
-                            for (i, c) in comps.enumerated() {
-                                let p = plan.components[c]
-                                let q = UnsafePointer(renderer.quant[c])
-                                for by in 0..<p.v {
-                                    let row = renderer.blockRow(c, band: band, by: by)
-                                    for bx in 0..<p.h {
-                                        let dst = row + (mx &* p.h &+ bx) &* p.idctSize
-                                        if restart.outOfData {
-                                            MCURowRenderer.fillGrey(size: p.idctSize, dst, p.rowStride)
-                                            continue
-                                        }
-                                        decodeBlock(&reader, ct[i], &pred[i], scratch, natural, dcOnly: p.idctSize == 1)
-                                        MCURowRenderer.idct(size: p.idctSize, scratch, q, dst, p.rowStride)
-                                        (UnsafeMutableRawPointer(scratch)).initializeMemory(as: UInt64.self, repeating: 0, count: 16)
-                                    }
-                                }
-                            }
-                            restart.afterMCU(reader, warnings: &warnings)
-                        }
-                    } else {
-                        let c = comps[0]
+        let natural = JPEGStandardTables.naturalPointer
+        if comps.count > 1 {
+            for band in 0..<plan.bands {
+                for mx in 0..<frame.mcusPerLine {
+                    if restart.beforeMCU(&reader) { pred.update(repeating: 0, count: 4) }
+                    for (i, c) in comps.enumerated() {
                         let p = plan.components[c]
                         let q = UnsafePointer(renderer.quant[c])
+                        let t = ct[i]
                         for by in 0..<p.v {
-                            let blockRow = band &* p.v &+ by
-                            if blockRow >= p.dataBlocksHigh { break }
                             let row = renderer.blockRow(c, band: band, by: by)
-                            for bx in 0..<p.dataBlocksWide {
-                                if restart.beforeMCU(&reader) { pred[0] = 0 }
-                                let dst = row + bx &* p.idctSize
+                            for bx in 0..<p.h {
+                                let dst = row + (mx &* p.h &+ bx) &* p.idctSize
                                 if restart.outOfData {
                                     MCURowRenderer.fillGrey(size: p.idctSize, dst, p.rowStride)
                                     continue
                                 }
-                                decodeBlock(&reader, ct[0], &pred[0], scratch, natural, dcOnly: p.idctSize == 1)
+                                decodeBlock(&reader, t, &pred[i], scratch, natural, dcOnly: p.idctSize == 1)
                                 MCURowRenderer.idct(size: p.idctSize, scratch, q, dst, p.rowStride)
-                                (UnsafeMutableRawPointer(scratch)).initializeMemory(as: UInt64.self, repeating: 0, count: 16)
-                                restart.afterMCU(reader, warnings: &warnings)
+                                UnsafeMutableRawPointer(scratch).initializeMemory(as: UInt64.self, repeating: 0, count: 16)
                             }
                         }
                     }
-                    if band > 0 { renderer.emit(band: band - 1) }
+                    restart.afterMCU(reader, warnings: &warnings)
                 }
-                renderer.emit(band: plan.bands - 1)
+                if band > 0 { renderer.emit(band: band - 1) }
+            }
+        } else {
+            let c = comps[0]
+            let p = plan.components[c]
+            let q = UnsafePointer(renderer.quant[c])
+            let t = ct[0]
+            for band in 0..<plan.bands {
+                for by in 0..<p.v {
+                    let blockRow = band &* p.v &+ by
+                    if blockRow >= p.dataBlocksHigh { break }
+                    let row = renderer.blockRow(c, band: band, by: by)
+                    for bx in 0..<p.dataBlocksWide {
+                        if restart.beforeMCU(&reader) { pred[0] = 0 }
+                        let dst = row + bx &* p.idctSize
+                        if restart.outOfData {
+                            MCURowRenderer.fillGrey(size: p.idctSize, dst, p.rowStride)
+                            continue
+                        }
+                        decodeBlock(&reader, t, &pred[0], scratch, natural, dcOnly: p.idctSize == 1)
+                        MCURowRenderer.idct(size: p.idctSize, scratch, q, dst, p.rowStride)
+                        UnsafeMutableRawPointer(scratch).initializeMemory(as: UInt64.self, repeating: 0, count: 16)
+                        restart.afterMCU(reader, warnings: &warnings)
+                    }
+                }
+                if band > 0 { renderer.emit(band: band - 1) }
             }
         }
+        renderer.emit(band: plan.bands - 1)
     }
 
     /// Decodes a sequential scan into the coefficient store (multi-scan sequential files).
-    static func decodeIntoStore(_ reader: inout BitReader, scan: JPEGScanHeader, frame: JPEGFrame,
+    static func decodeIntoStore(_ input: inout BitReader, scan: JPEGScanHeader, frame: JPEGFrame,
                                 tables: JPEGTables, plan: DecodePlan, store: CoefficientStore,
                                 scratch: UnsafeMutablePointer<Int16>, warnings: inout [String]) throws {
         let (ct, keep) = try huffmanTables(for: scan, tables)
+        defer { withExtendedLifetime(keep) {} }
+        var reader = input
+        defer { input = reader }
         var restart = RestartState(interval: tables.restartInterval)
         var pred = [Int32](repeating: 0, count: ct.count)
         let comps = scan.components
@@ -150,34 +175,30 @@ enum BaselineScanDecoder {
             plane.masks[block] = mask
             (UnsafeMutableRawPointer(scratch)).initializeMemory(as: UInt64.self, repeating: 0, count: 16)
         }
-        try withExtendedLifetime(keep) {
-            natural.withUnsafeBufferPointer { natBuf in
-                guard let nat = natBuf.baseAddress else { return }
-                if comps.count > 1 {
-                    for my in 0..<frame.mcuRows {
-                        for mx in 0..<frame.mcusPerLine {
-                            if restart.beforeMCU(&reader) { for i in pred.indices { pred[i] = 0 } }
-                            if restart.outOfData { continue }
-                            for (i, c) in comps.enumerated() {
-                                let p = plan.components[c]
-                                for by in 0..<p.v {
-                                    for bx in 0..<p.h { put(i, c, mx &* p.h &+ bx, my &* p.v &+ by, nat) }
-                                }
-                            }
-                            restart.afterMCU(reader, warnings: &warnings)
+        let nat = JPEGStandardTables.naturalPointer
+        if comps.count > 1 {
+            for my in 0..<frame.mcuRows {
+                for mx in 0..<frame.mcusPerLine {
+                    if restart.beforeMCU(&reader) { for i in pred.indices { pred[i] = 0 } }
+                    if restart.outOfData { continue }
+                    for (i, c) in comps.enumerated() {
+                        let p = plan.components[c]
+                        for by in 0..<p.v {
+                            for bx in 0..<p.h { put(i, c, mx &* p.h &+ bx, my &* p.v &+ by, nat) }
                         }
                     }
-                } else {
-                    let c = comps[0]
-                    let p = plan.components[c]
-                    for by in 0..<p.dataBlocksHigh {
-                        for bx in 0..<p.dataBlocksWide {
-                            if restart.beforeMCU(&reader) { pred[0] = 0 }
-                            if restart.outOfData { continue }
-                            put(0, c, bx, by, nat)
-                            restart.afterMCU(reader, warnings: &warnings)
-                        }
-                    }
+                    restart.afterMCU(reader, warnings: &warnings)
+                }
+            }
+        } else {
+            let c = comps[0]
+            let p = plan.components[c]
+            for by in 0..<p.dataBlocksHigh {
+                for bx in 0..<p.dataBlocksWide {
+                    if restart.beforeMCU(&reader) { pred[0] = 0 }
+                    if restart.outOfData { continue }
+                    put(0, c, bx, by, nat)
+                    restart.afterMCU(reader, warnings: &warnings)
                 }
             }
         }

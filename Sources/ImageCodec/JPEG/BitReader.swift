@@ -29,13 +29,38 @@ struct BitReader {
     /// Whether the current MCU consumed bits that were not in the file.
     @inline(__always) var ranOutOfData: Bool { bits < fakeBits }
 
-    /// Ensures at least 57 bits are buffered, so a symbol (≤ 17 bits) and its value (≤ 16
+    /// Ensures at least 40 bits are buffered, so a symbol (≤ 17 bits) and its value (≤ 15
     /// bits) can be read without another check.
+    ///
+    /// The common case (the next 8 bytes hold no FF) is inline and appends whole bytes; the
+    /// rest goes to `refilled()`, which takes and returns the state by value: an inout call
+    /// would pin the reader in memory and put a store-to-load round trip on every symbol.
     @inline(__always) mutating func fill() {
-        if bits <= 56 { refill() }
+        if bits >= 40 { return }
+        if pos &+ 8 <= count && marker == 0 {
+            let want = (64 &- bits) &>> 3 > 7 ? 7 : (64 &- bits) &>> 3
+            let shift = UInt64(truncatingIfNeeded: want &* 8)
+            let word = UInt64(bigEndian: UnsafeRawPointer(base + pos).loadUnaligned(as: UInt64.self))
+            let probe = ~word | (UInt64.max &>> shift)
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            if (probe &- ones) & ~probe & (ones &<< 7) == 0 {
+                acc = (acc &<< shift) | (word &>> (64 &- shift))
+                bits &+= want &* 8
+                pos &+= want
+                return
+            }
+        }
+        self = refilled()
     }
 
-    @inline(never) mutating func refill() {
+    @inline(never) func refilled() -> BitReader {
+        var r = self
+        r.refill()
+        return r
+    }
+
+    /// Byte-at-a-time refill: FF 00 stuffing, fill bytes, markers and the end of the input.
+    mutating func refill() {
         while bits <= 56 {
             if marker != 0 {
                 acc = acc &<< 8
@@ -76,7 +101,7 @@ struct BitReader {
 
     /// The next `n` bits (1...24) without consuming them; requires `bits >= n`.
     @inline(__always) func peek(_ n: Int) -> Int {
-        Int(truncatingIfNeeded: (acc &>> UInt64(bits &- n)) & ((1 &<< UInt64(n)) &- 1))
+        Int(truncatingIfNeeded: (acc &>> UInt64(truncatingIfNeeded: bits &- n)) & ((1 &<< UInt64(truncatingIfNeeded: n)) &- 1))
     }
 
     @inline(__always) mutating func skip(_ n: Int) {
@@ -87,7 +112,7 @@ struct BitReader {
     @inline(__always) mutating func bit() -> Int {
         fill()
         bits &-= 1
-        return Int(truncatingIfNeeded: (acc &>> UInt64(bits)) & 1)
+        return Int(truncatingIfNeeded: (acc &>> UInt64(truncatingIfNeeded: bits)) & 1)
     }
 
     /// `s` raw bits (0...16) as an unsigned value; fills as needed.

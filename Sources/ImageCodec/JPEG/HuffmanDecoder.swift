@@ -1,9 +1,11 @@
-/// One Huffman table ready for decoding (libjpeg `jpeg_make_d_derived_tbl`): a 9-bit lookahead
-/// table for short codes and maxcode/valoffset for the rest. Storage is allocated once per
+/// One Huffman table ready for decoding (libjpeg `jpeg_make_d_derived_tbl`): a 10-bit lookahead
+/// table for short codes and maxcode/valoffset for the rest, plus a "fast AC" table that also
+/// holds the coefficient when code and value bits fit in the lookahead together (most AC
+/// symbols of photos), so the block loop does one table read per coefficient. Storage is allocated once per
 /// table and read through `HuffmanLookup`, a plain struct of pointers, so the block loops do
 /// no reference counting.
 final class HuffmanTable {
-    static let lookaheadBits = 9
+    static let lookaheadBits = 10
 
     /// Entry = length << 8 | symbol for codes of at most `lookaheadBits` bits; 0 = longer code.
     let lookup: UnsafeMutablePointer<UInt16>
@@ -11,6 +13,8 @@ final class HuffmanTable {
     let maxcode: UnsafeMutablePointer<Int32>
     let valoffset: UnsafeMutablePointer<Int32>
     let values: UnsafeMutablePointer<UInt8>
+    /// Entry = value << 16 | run << 8 | (code + value bits) for AC symbols that fit; 0 = no.
+    let fastAC: UnsafeMutablePointer<Int32>
 
     /// Builds the canonical codes; throws `.corrupt` for tables libjpeg rejects ("Bogus Huffman
     /// table definition"): more than 256 symbols, a code that does not fit its length, or a
@@ -35,6 +39,9 @@ final class HuffmanTable {
             if n > 0 {
                 voff[l] = Int32(index - code)
                 for _ in 0..<n {
+                    guard code < (1 << l) else {
+                        throw ImageCodecError(.corrupt, "bogus Huffman table definition (code overflow at length \(l))")
+                    }
                     if l <= HuffmanTable.lookaheadBits {
                         let shift = HuffmanTable.lookaheadBits - l
                         let first = code << shift
@@ -62,6 +69,17 @@ final class HuffmanTable {
         values = .allocate(capacity: 256)
         values.initialize(repeating: 0, count: 256)
         for (i, s) in symbols.enumerated() { values[i] = s }
+        let n = 1 << HuffmanTable.lookaheadBits
+        fastAC = .allocate(capacity: n)
+        fastAC.initialize(repeating: 0, count: n)
+        for i in 0..<n where look[i] != 0 {
+            let len = Int(look[i] >> 8), sym = Int(look[i] & 0xFF)
+            let run = sym >> 4, size = sym & 15
+            guard size != 0, len + size <= HuffmanTable.lookaheadBits else { continue }
+            let raw = (i >> (HuffmanTable.lookaheadBits - len - size)) & ((1 << size) - 1)
+            let value = raw < (1 << (size - 1)) ? raw - (1 << size) + 1 : raw
+            fastAC[i] = Int32(value) << 16 | Int32(run << 8) | Int32(len + size)
+        }
     }
 
     deinit {
@@ -69,10 +87,11 @@ final class HuffmanTable {
         maxcode.deallocate()
         valoffset.deallocate()
         values.deallocate()
+        fastAC.deallocate()
     }
 
     var view: HuffmanLookup {
-        HuffmanLookup(lookup: lookup, maxcode: maxcode, valoffset: valoffset, values: values)
+        HuffmanLookup(lookup: lookup, maxcode: maxcode, valoffset: valoffset, values: values, fastAC: fastAC)
     }
 
     /// The Annex K table libjpeg preloads into slot `index` (0 = luma, 1 = chroma).
@@ -96,13 +115,16 @@ struct HuffmanLookup {
     let maxcode: UnsafePointer<Int32>
     let valoffset: UnsafePointer<Int32>
     let values: UnsafePointer<UInt8>
+    let fastAC: UnsafePointer<Int32>
 
     init(lookup: UnsafeMutablePointer<UInt16>, maxcode: UnsafeMutablePointer<Int32>,
-         valoffset: UnsafeMutablePointer<Int32>, values: UnsafeMutablePointer<UInt8>) {
+         valoffset: UnsafeMutablePointer<Int32>, values: UnsafeMutablePointer<UInt8>,
+         fastAC: UnsafeMutablePointer<Int32>) {
         self.lookup = UnsafePointer(lookup)
         self.maxcode = UnsafePointer(maxcode)
         self.valoffset = UnsafePointer(valoffset)
         self.values = UnsafePointer(values)
+        self.fastAC = UnsafePointer(fastAC)
     }
 }
 
@@ -116,18 +138,21 @@ extension BitReader {
             bits &-= Int(e &>> 8)
             return Int(e & 0xFF)
         }
-        return decodeLongSymbol(t)
+        let (symbol, length) = longSymbol(t)
+        bits &-= length
+        return symbol
     }
 
-    @inline(never) mutating func decodeLongSymbol(_ t: HuffmanLookup) -> Int {
+    /// Codes longer than the lookahead: (symbol, bits used). Non-mutating so that the caller's
+    /// reader stays in registers.
+    @inline(never) func longSymbol(_ t: HuffmanLookup) -> (Int, Int) {
         var l = HuffmanTable.lookaheadBits &+ 1
         var code = peek(l)
         while code > Int(t.maxcode[l]) {
             l &+= 1
             code = peek(l)
         }
-        bits &-= l
-        if l > 16 { return 0 }
-        return Int(t.values[(code &+ Int(t.valoffset[l])) & 0xFF])
+        if l > 16 { return (0, l) }
+        return (Int(t.values[(code &+ Int(t.valoffset[l])) & 0xFF]), l)
     }
 }

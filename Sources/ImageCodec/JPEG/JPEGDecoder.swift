@@ -21,81 +21,96 @@ enum JPEGDecoder {
     /// data, bad restart markers) gives an image plus `warnings`, as libjpeg does.
     static func decode(_ bytes: [UInt8], scale: Int, limits: DecodeLimits) throws -> DecodedImage {
         try bytes.withUnsafeBufferPointer { buf in
+            guard let base = buf.baseAddress else { throw ImageCodecError(.truncated, "empty JPEG input") }
             var warnings: [String] = []
             var h = try readHeaders(buf, limits: limits, warnings: &warnings)
             let colorSpace = JPEGColorSpace(frame: h.frame, metadata: h.metadata)
             let plan = try DecodePlan(frame: h.frame, scale: scale, colorSpace: colorSpace)
             let layout: Bitmap.Layout = colorSpace == .gray ? .gray : .rgb
-            var bitmap = try Bitmap(width: plan.outWidth, height: plan.outHeight, layout: layout)
+            let count = try Bitmap.byteCount(width: plan.outWidth, height: plan.outHeight, layout: layout)
             let multiScan = h.frame.progressive || h.firstScan.components.count < h.frame.components.count
             let store = multiScan ? try CoefficientStore(plan: plan) : nil
-            try bitmap.pixels.withUnsafeMutableBufferPointer { px in
-                guard let out = px.baseAddress, let base = buf.baseAddress else { return }
+            // Every output row is written by the renderer (grey where data is missing), so
+            // the pixels need no zero fill first.
+            let pixels = try [UInt8](unsafeUninitializedCapacity: count) { px, initialized in
+                guard let out = px.baseAddress else { return }
                 let renderer = MCURowRenderer(plan: plan, output: out)
-                var scan = h.firstScan
-                var scans = 1
                 var reader = BitReader(base: base, count: buf.count, pos: h.marker.pos)
-                while true {
-                    for c in scan.components {
-                        if let q = h.tables.quant[h.frame.components[c].quantSlot] {
-                            renderer.latchQuant(component: c, table: q)
-                        } else if !renderer.quantLatched[c] {
-                            throw ImageCodecError(.corrupt, "quantisation table \(h.frame.components[c].quantSlot) was not defined")
-                        }
-                    }
-                    guard let store else {
-                        try BaselineScanDecoder.decodeStreaming(&reader, scan: scan, frame: h.frame, tables: h.tables,
-                                                                renderer: renderer, warnings: &warnings)
-                        if reader.hitEndOfInput { warnings.append("premature end of JPEG file") }
-                        return
-                    }
-                    if h.frame.progressive {
-                        try ProgressiveScanDecoder.decode(&reader, scan: scan, frame: h.frame, tables: h.tables,
-                                                          plan: plan, store: store, warnings: &warnings)
-                    } else {
-                        try BaselineScanDecoder.decodeIntoStore(&reader, scan: scan, frame: h.frame, tables: h.tables,
-                                                                plan: plan, store: store, scratch: renderer.scratch,
-                                                                warnings: &warnings)
-                    }
-                    // Find the next scan; tables may change in between.
-                    h.marker.pos = reader.pos
-                    var pending: UInt8? = reader.marker != 0 ? reader.marker : nil
-                    var next: JPEGScanHeader?
-                    while next == nil {
-                        var skipped = 0
-                        let m: UInt8
-                        if let p = pending {
-                            m = p
-                            pending = nil
-                        } else if let found = h.marker.nextMarker(skipped: &skipped) {
-                            m = found
-                        } else {
-                            warnings.append("premature end of JPEG file")
-                            break
-                        }
-                        if skipped > 0 { warnings.append("corrupt JPEG data: \(skipped) extraneous bytes before marker 0x\(hex(m))") }
-                        if m == 0xD9 { break }
-                        if m == 0xDA {
-                            next = try JPEGScanHeader(payload: try h.marker.segment(), frame: h.frame)
-                        } else {
-                            try handleTableMarker(m, &h.marker, &h.tables, &h.metadata)
-                        }
-                    }
-                    guard let following = next else { break }
-                    scans += 1
-                    guard scans <= limits.maxScans else {
-                        throw ImageCodecError(.limitExceeded, "JPEG has more than \(limits.maxScans) scans")
-                    }
-                    scan = following
-                    reader = BitReader(base: base, count: buf.count, pos: h.marker.pos)
+                try latchQuantTables(h.firstScan, h, renderer)
+                if let store {
+                    try decodeScans(&reader, &h, plan: plan, store: store, renderer: renderer,
+                                    limits: limits, warnings: &warnings)
+                    renderer.render(from: store)
+                } else {
+                    try BaselineScanDecoder.decodeStreaming(&reader, scan: h.firstScan, frame: h.frame, tables: h.tables,
+                                                            renderer: renderer, warnings: &warnings)
+                    if reader.hitEndOfInput { warnings.append("premature end of JPEG file") }
                 }
-                for band in 0..<plan.bands {
-                    renderer.fill(band: band, from: store!)
-                    if band > 0 { renderer.emit(band: band - 1) }
-                }
-                renderer.emit(band: plan.bands - 1)
+                initialized = count
             }
+            let bitmap = try Bitmap(width: plan.outWidth, height: plan.outHeight, layout: layout, pixels: pixels)
             return DecodedImage(bitmap: bitmap, info: info(h), warnings: warnings)
+        }
+    }
+
+    /// Each component keeps the quantisation table current at its first scan.
+    static func latchQuantTables(_ scan: JPEGScanHeader, _ h: Headers, _ renderer: MCURowRenderer) throws {
+        for c in scan.components {
+            let slot = h.frame.components[c].quantSlot
+            if let q = h.tables.quant[slot] {
+                renderer.latchQuant(component: c, table: q)
+            } else if !renderer.quantLatched[c] {
+                throw ImageCodecError(.corrupt, "quantisation table \(slot) was not defined")
+            }
+        }
+    }
+
+    /// Runs every scan of a multi-scan file into `store`, reading the tables and markers
+    /// between scans, until EOI or the end of the input.
+    static func decodeScans(_ reader: inout BitReader, _ h: inout Headers, plan: DecodePlan, store: CoefficientStore,
+                            renderer: MCURowRenderer, limits: DecodeLimits, warnings: inout [String]) throws {
+        var scan = h.firstScan
+        var scans = 1
+        while true {
+            if h.frame.progressive {
+                try ProgressiveScanDecoder.decode(&reader, scan: scan, frame: h.frame, tables: h.tables,
+                                                  plan: plan, store: store, warnings: &warnings)
+            } else {
+                try BaselineScanDecoder.decodeIntoStore(&reader, scan: scan, frame: h.frame, tables: h.tables,
+                                                        plan: plan, store: store, scratch: renderer.scratch,
+                                                        warnings: &warnings)
+            }
+            h.marker.pos = reader.pos
+            var pending: UInt8? = reader.marker != 0 ? reader.marker : nil
+            var next: JPEGScanHeader?
+            while next == nil {
+                var skipped = 0
+                let m: UInt8
+                if let p = pending {
+                    m = p
+                    pending = nil
+                } else if let found = h.marker.nextMarker(skipped: &skipped) {
+                    m = found
+                } else {
+                    warnings.append("premature end of JPEG file")
+                    return
+                }
+                if skipped > 0 { warnings.append("corrupt JPEG data: \(skipped) extraneous bytes before marker 0x\(hex(m))") }
+                if m == 0xD9 { return }
+                if m == 0xDA {
+                    next = try JPEGScanHeader(payload: try h.marker.segment(), frame: h.frame)
+                } else {
+                    try handleTableMarker(m, &h.marker, &h.tables, &h.metadata)
+                }
+            }
+            guard let following = next else { return }
+            scans += 1
+            guard scans <= limits.maxScans else {
+                throw ImageCodecError(.limitExceeded, "JPEG has more than \(limits.maxScans) scans")
+            }
+            scan = following
+            try latchQuantTables(scan, h, renderer)
+            reader = BitReader(base: reader.base, count: reader.count, pos: h.marker.pos)
         }
     }
 

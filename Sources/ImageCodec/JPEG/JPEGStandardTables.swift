@@ -11,6 +11,13 @@ enum JPEGStandardTables {
         63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63,
     ]
 
+    /// `naturalOrder` behind a raw pointer for the block loops; allocated once, never freed.
+    nonisolated(unsafe) static let naturalPointer: UnsafePointer<Int> = {
+        let p = UnsafeMutablePointer<Int>.allocate(capacity: naturalOrder.count)
+        p.initialize(from: naturalOrder, count: naturalOrder.count)
+        return UnsafePointer(p)
+    }()
+
     static let dcLumaCounts: [UInt8] = [0, 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0]
     static let dcLumaSymbols: [UInt8] = [
         0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B,

@@ -102,6 +102,15 @@ final class MCURowRenderer {
         }
     }
 
+    /// Renders the whole image from a complete coefficient store.
+    func render(from store: CoefficientStore) {
+        for band in 0..<plan.bands {
+            fill(band: band, from: store)
+            if band > 0 { emit(band: band - 1) }
+        }
+        emit(band: plan.bands - 1)
+    }
+
     /// Upsamples, converts and writes the output rows of iMCU row `band`. Bands `band - 1`
     /// and `band + 1` (where they exist) must still be in the rings.
     func emit(band: Int) {

@@ -1,6 +1,13 @@
 /// Restart-marker handling shared by the scan decoders (libjpeg `process_restart`,
 /// `read_restart_marker`, `jpeg_resync_to_restart`).
 extension BitReader {
+    /// `readRestartMarker` on a copy, so callers' readers are never passed by reference.
+    @inline(never) func afterRestartMarker(expected: Int) -> (BitReader, Bool) {
+        var r = self
+        let consumed = r.readRestartMarker(expected: expected)
+        return (r, consumed)
+    }
+
     /// libjpeg `next_marker` on the entropy data: skips to the next marker and sets `marker`
     /// (EOI at the end of the input).
     mutating func seekMarker() {
@@ -80,7 +87,9 @@ struct RestartState {
     @inline(__always) mutating func beforeMCU(_ reader: inout BitReader) -> Bool {
         guard interval > 0 else { return false }
         if toGo == 0 {
-            if reader.readRestartMarker(expected: nextIndex) { outOfData = false }
+            let (next, consumed) = reader.afterRestartMarker(expected: nextIndex)
+            reader = next
+            if consumed { outOfData = false }
             nextIndex = (nextIndex + 1) & 7
             toGo = interval
             toGo -= 1

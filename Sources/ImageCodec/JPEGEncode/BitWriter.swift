@@ -3,8 +3,9 @@
 ///
 /// Shape: bits gather in a 64-bit accumulator and leave 32 at a time; a word with no FF byte
 /// (the common case) is stored with one unaligned big-endian write. The buffer is a raw
-/// allocation grown by doubling: the entropy coder calls `reserve` once per block, so `put`
-/// itself never checks capacity. Not copyable, so exactly one owner frees the buffer.
+/// allocation grown by doubling: the entropy coder reserves room for a chunk of blocks, then
+/// runs on a `BitSink` (the same state in locals) that never checks capacity. Not copyable,
+/// so exactly one owner frees the buffer.
 struct BitWriter: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
@@ -46,37 +47,24 @@ struct BitWriter: ~Copyable {
         }
     }
 
-    /// Appends the low `length` bits of `bits` (length ≤ 32), most significant first.
-    /// The caller has reserved room (`maxBytesPerBlock` per block).
-    @inline(__always)
-    mutating func put(_ bits: UInt32, _ length: Int) {
-        accumulator = accumulator << UInt64(length) | UInt64(bits)
-        bitCount &+= length
-        if bitCount >= 32 {
-            bitCount &-= 32
-            let word = UInt32(truncatingIfNeeded: accumulator >> UInt64(bitCount))
-            // A byte of `word` is FF exactly when the same byte of ~word is zero.
-            let inverted = ~word
-            if (inverted &- 0x0101_0101) & ~inverted & 0x8080_8080 == 0 {
-                UnsafeMutableRawPointer(base + count).storeBytes(of: word.bigEndian, as: UInt32.self)
-                count &+= 4
-            } else {
-                emitStuffed(UInt8(truncatingIfNeeded: word >> 24))
-                emitStuffed(UInt8(truncatingIfNeeded: word >> 16))
-                emitStuffed(UInt8(truncatingIfNeeded: word >> 8))
-                emitStuffed(UInt8(truncatingIfNeeded: word))
-            }
-        }
+    /// The bit state as a plain value for a hot loop: registers instead of memory. Call
+    /// `reserve` first for everything the loop may write, and `absorb` the sink afterwards.
+    func sink() -> BitSink {
+        BitSink(cursor: base + count, accumulator: accumulator, bitCount: bitCount)
     }
 
-    @inline(__always)
-    private mutating func emitStuffed(_ byte: UInt8) {
-        base[count] = byte
-        count &+= 1
-        if byte == 0xFF {
-            base[count] = 0
-            count &+= 1
-        }
+    /// Takes back the state of a sink made by `sink()` on this writer.
+    mutating func absorb(_ sink: BitSink) {
+        count = sink.cursor - base
+        accumulator = sink.accumulator
+        bitCount = sink.bitCount
+    }
+
+    /// Appends the low `length` bits of `bits` (length ≤ 32); the caller has reserved room.
+    mutating func put(_ bits: UInt32, _ length: Int) {
+        var s = sink()
+        s.put(bits, length)
+        absorb(s)
     }
 
     /// Ends an entropy-coded segment: pads the last byte with 1-bits (T.81 F.1.2.3) and writes
@@ -85,14 +73,58 @@ struct BitWriter: ~Copyable {
         reserve(16)
         let pad = (8 &- bitCount & 7) & 7
         if pad > 0 { put((1 << UInt32(pad)) &- 1, pad) }
-        while bitCount >= 8 {
-            bitCount &-= 8
-            emitStuffed(UInt8(truncatingIfNeeded: accumulator >> UInt64(bitCount)))
+        var s = sink()
+        while s.bitCount >= 8 {
+            s.bitCount &-= 8
+            s.emitStuffed(UInt8(truncatingIfNeeded: s.accumulator &>> UInt64(s.bitCount)))
         }
+        absorb(s)
     }
 
     /// The bytes written, as an array.
     func bytes() -> [UInt8] {
         [UInt8](UnsafeBufferPointer(start: base, count: count))
+    }
+}
+
+/// The entropy coder's bit state in a form the optimiser keeps in registers: a write cursor,
+/// pending bits right-aligned in a 64-bit accumulator (only the low `bitCount` matter).
+/// Made by `BitWriter.sink()`, handed back with `BitWriter.absorb(_:)`.
+struct BitSink {
+    var cursor: UnsafeMutablePointer<UInt8>
+    var accumulator: UInt64
+    var bitCount: Int
+
+    /// Appends the low `length` bits of `bits` (length ≤ 32), most significant first; whole
+    /// 32-bit words leave as soon as they are complete.
+    @inline(__always)
+    mutating func put(_ bits: UInt32, _ length: Int) {
+        accumulator = accumulator &<< UInt64(length) | UInt64(bits)
+        bitCount &+= length
+        if bitCount >= 32 {
+            bitCount &-= 32
+            let word = UInt32(truncatingIfNeeded: accumulator &>> UInt64(bitCount))
+            // A byte of `word` is FF exactly when the same byte of ~word is zero.
+            let inverted = ~word
+            if (inverted &- 0x0101_0101) & ~inverted & 0x8080_8080 == 0 {
+                UnsafeMutableRawPointer(cursor).storeBytes(of: word.bigEndian, as: UInt32.self)
+                cursor += 4
+            } else {
+                emitStuffed(UInt8(truncatingIfNeeded: word &>> 24))
+                emitStuffed(UInt8(truncatingIfNeeded: word &>> 16))
+                emitStuffed(UInt8(truncatingIfNeeded: word &>> 8))
+                emitStuffed(UInt8(truncatingIfNeeded: word))
+            }
+        }
+    }
+
+    @inline(__always)
+    mutating func emitStuffed(_ byte: UInt8) {
+        cursor[0] = byte
+        cursor += 1
+        if byte == 0xFF {
+            cursor[0] = 0
+            cursor += 1
+        }
     }
 }

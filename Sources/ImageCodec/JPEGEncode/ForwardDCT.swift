@@ -20,12 +20,12 @@ enum ForwardDCT {
     private static let f2_562915447: Int32 = 20995
     private static let f3_072711026: Int32 = 25172
 
-    /// Transforms the block whose top-left sample is `src` (rows `stride` bytes apart) and
-    /// stores the quantised coefficients in zigzag order at `out[0..<64]`.
+    /// Transforms the block whose top-left sample is `src` (rows `stride` bytes apart), stores
+    /// the quantised coefficients in zigzag order at `out[0..<64]` and returns the mask of
+    /// non-zero AC coefficients (bit k for zigzag position k, bit 0 clear) for the entropy coder.
     @inline(__always)
-    static func transform(_ src: UnsafePointer<UInt8>, stride: Int,
-                          divisors: UnsafePointer<QuantDivisors.Entry>,
-                          out: UnsafeMutablePointer<Int16>) {
+    static func transform(_ src: UnsafePointer<UInt8>, stride: Int, divisors: UnsafePointer<UInt32>,
+                          out: UnsafeMutablePointer<Int16>) -> UInt64 {
         var ws = InlineArray<64, Int32>(repeating: 0)
         // Pass 1: rows, level-shifted by 128; results carry PASS1_BITS extra bits.
         for r in 0..<8 {
@@ -73,10 +73,19 @@ enum ForwardDCT {
             ws[c &+ 24] = (y3 &+ 16384) >> 15
             ws[c &+ 8] = (y1 &+ 16384) >> 15
         }
-        for k in 0..<64 {
-            let e = divisors[k]
-            out[k] = QuantDivisors.quantize(ws[Int(e.natural)], e)
+        // Quantise in natural order (a loop the compiler vectorises), then reorder.
+        var quantised = InlineArray<64, Int16>(repeating: 0)
+        for i in 0..<64 {
+            quantised[i] = QuantDivisors.quantize(ws[i], bias: divisors[i], multiplier: divisors[64 &+ i])
         }
+        out[0] = quantised[0]
+        var mask: UInt64 = 0
+        for k in 1..<64 {
+            let v = quantised[Int(divisors[128 &+ k])]
+            out[k] = v
+            mask |= UInt64(v != 0 ? 1 : 0) << UInt64(k)
+        }
+        return mask
     }
 
     /// The shared odd part (T.81 / LL&M), not yet descaled: returns (y7, y5, y3, y1).

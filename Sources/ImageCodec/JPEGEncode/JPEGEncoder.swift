@@ -43,10 +43,11 @@ public enum JPEGEncoder {
         let layout = FrameLayout(width: bitmap.width, height: bitmap.height, gray: gray, subsample: subsampling == .s420)
         let quant = QuantTables(quality: quality)
 
-        let divisors = UnsafeMutablePointer<QuantDivisors.Entry>.allocate(capacity: 128)
+        let perTable = QuantDivisors.valuesPerTable
+        let divisors = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * perTable)
         defer { divisors.deallocate() }
-        divisors.initialize(from: QuantDivisors(table: quant.luma).entries, count: 64)
-        (divisors + 64).initialize(from: QuantDivisors(table: quant.chroma).entries, count: 64)
+        divisors.initialize(from: QuantDivisors.values(table: quant.luma), count: perTable)
+        (divisors + perTable).initialize(from: QuantDivisors.values(table: quant.chroma), count: perTable)
 
         var strips = ComponentStrips(layout: layout)
         let transform = MCURowTransform(layout: layout, strips: strips, divisors: divisors)
@@ -57,6 +58,8 @@ public enum JPEGEncoder {
         }
         let coefficients = UnsafeMutablePointer<Int16>.allocate(capacity: blockCount * 64)
         defer { coefficients.deallocate() }
+        let masks = UnsafeMutablePointer<UInt64>.allocate(capacity: blockCount)
+        defer { masks.deallocate() }
 
         var writer = BitWriter(capacity: bitmap.width * bitmap.height / 4 + 1024)
         writer.append(JPEGMarkerWriter.startOfImage)
@@ -71,13 +74,13 @@ public enum JPEGEncoder {
             if optimizeHuffman {
                 for row in 0..<layout.mcusHigh {
                     strips.fill(mcuRow: row, pixels: pixels, channels: bitmap.channels)
-                    transform.run(mcuRow: row, out: coefficients + row * rowBlocks * 64)
+                    transform.run(mcuRow: row, out: coefficients + row * rowBlocks * 64, masks: masks + row * rowBlocks)
                 }
-                let tables = ScanEncoder.optimalTables(layout, blocks: coefficients, blockCount: blockCount)
+                let tables = ScanEncoder.optimalTables(layout, blocks: coefficients, masks: masks, blockCount: blockCount)
                 var scan = try ScanEncoder(layout, tables: tables)
                 writer.append(ScanEncoder.tableSegments(tables))
                 writer.append(JPEGMarkerWriter.scanHeader(layout))
-                scan.encode(coefficients, blockCount: blockCount, writer: &writer)
+                scan.encode(coefficients, masks: masks, blockCount: blockCount, writer: &writer)
             } else {
                 let tables = ScanEncoder.standardTables(layout)
                 var scan = try ScanEncoder(layout, tables: tables)
@@ -85,8 +88,8 @@ public enum JPEGEncoder {
                 writer.append(JPEGMarkerWriter.scanHeader(layout))
                 for row in 0..<layout.mcusHigh {
                     strips.fill(mcuRow: row, pixels: pixels, channels: bitmap.channels)
-                    transform.run(mcuRow: row, out: coefficients)
-                    scan.encode(coefficients, blockCount: rowBlocks, writer: &writer)
+                    transform.run(mcuRow: row, out: coefficients, masks: masks)
+                    scan.encode(coefficients, masks: masks, blockCount: rowBlocks, writer: &writer)
                 }
             }
         }

@@ -11,7 +11,7 @@ struct MCURowTransform {
         var v: Int
         var blocksWide: Int
         var blocksHigh: Int
-        var divisors: UnsafePointer<QuantDivisors.Entry>
+        var divisors: UnsafePointer<UInt32>
     }
 
     private let planes: [Plane]
@@ -19,21 +19,23 @@ struct MCURowTransform {
     /// Blocks (64 coefficients each) written per MCU row.
     let blocksPerRow: Int
 
-    /// `divisors` holds 64 entries for table 0, then 64 for table 1. The strips and the
-    /// divisors must outlive this value.
-    init(layout: FrameLayout, strips: borrowing ComponentStrips, divisors: UnsafePointer<QuantDivisors.Entry>) {
+    /// `divisors` holds `QuantDivisors.values` for table 0, then for table 1. The strips and
+    /// the divisors must outlive this value.
+    init(layout: FrameLayout, strips: borrowing ComponentStrips, divisors: UnsafePointer<UInt32>) {
         planes = layout.components.enumerated().map { i, c in
             let p = strips.plane(i)
             return Plane(base: p.base, stride: p.stride, h: c.h, v: c.v, blocksWide: c.blocksWide,
-                         blocksHigh: c.blocksHigh, divisors: divisors + 64 * c.table)
+                         blocksHigh: c.blocksHigh, divisors: divisors + QuantDivisors.valuesPerTable * c.table)
         }
         mcusWide = layout.mcusWide
         blocksPerRow = layout.mcusWide * layout.blocksPerMCU
     }
 
-    /// Writes `blocksPerRow` blocks for MCU row `mcuRow` (whose strips are filled) at `out`.
-    func run(mcuRow: Int, out: UnsafeMutablePointer<Int16>) {
+    /// Writes `blocksPerRow` blocks for MCU row `mcuRow` (whose strips are filled) at `out`,
+    /// and each block's non-zero AC mask (see `ForwardDCT.transform`) at `masks`.
+    func run(mcuRow: Int, out: UnsafeMutablePointer<Int16>, masks: UnsafeMutablePointer<UInt64>) {
         var block = out
+        var mask = masks
         for mx in 0..<mcusWide {
             for p in planes {
                 for by in 0..<p.v {
@@ -43,7 +45,9 @@ struct MCURowTransform {
                         for _ in 0..<p.h {
                             block.update(repeating: 0, count: 64)
                             block[0] = dc
+                            mask.pointee = 0
                             block += 64
+                            mask += 1
                         }
                         continue
                     }
@@ -51,14 +55,16 @@ struct MCURowTransform {
                     for bx in 0..<p.h {
                         let blockColumn = mx &* p.h &+ bx
                         if blockColumn < p.blocksWide {
-                            ForwardDCT.transform(rowBase + blockColumn &* 8, stride: p.stride,
-                                                 divisors: p.divisors, out: block)
+                            mask.pointee = ForwardDCT.transform(rowBase + blockColumn &* 8, stride: p.stride,
+                                                                divisors: p.divisors, out: block)
                         } else {
                             let dc = (block - 64)[0]
                             block.update(repeating: 0, count: 64)
                             block[0] = dc
+                            mask.pointee = 0
                         }
                         block += 64
+                        mask += 1
                     }
                 }
             }

@@ -51,41 +51,37 @@ struct QuantTables {
     ]
 }
 
-/// One table prepared for the quantiser, in zigzag order so the quantiser writes the block in
-/// the order the entropy coder reads it.
+/// One table prepared for the quantiser: 192 UInt32 values per table, laid out for the
+/// block loop in `ForwardDCT` (structure of arrays, so the natural-order loop vectorises):
+/// `[0..<64]` the rounding bias 4q, `[64..<128]` the multiplier, `[128..<192]` the natural
+/// index of each zigzag position.
 ///
 /// The FDCT output is 8× the orthonormal DCT, so libjpeg divides by d = 8q and rounds half away
 /// from zero: |c| = floor((|x| + 4q) / d). We replace the division by a multiply: with
 /// m = floor(2^32 / d) + 1, floor(n·m / 2^32) = floor(n / d) whenever n·d < 2^32, and here
-/// n < 2^16 (|x| ≤ 2^15 for 8-bit samples) and d ≤ 2040. `QuantTables` tests check it exhaustively.
-struct QuantDivisors {
-    /// One zigzag position: where to read the FDCT output and how to divide it.
-    struct Entry {
-        /// Natural (row-major) index of this zigzag position.
-        var natural: Int32
-        /// 4q: the rounding bias.
-        var bias: Int32
-        /// floor(2^32 / 8q) + 1.
-        var multiplier: UInt64
-    }
+/// n < 2^14 (|x| ≤ 8192 for 8-bit samples) and d ≤ 2040; m < 2^30 fits 32 bits, so the product
+/// is one 32×32→64 multiply. `JPEGEncoderTests` checks it exhaustively.
+enum QuantDivisors {
+    static let valuesPerTable = 192
 
-    /// 64 entries in zigzag order.
-    let entries: [Entry]
-
-    init(table: [UInt16]) {
-        entries = (0..<64).map { k in
-            let n = QuantTables.zigzag[k]
-            let q = Int(table[n])
-            return Entry(natural: Int32(n), bias: Int32(4 * q), multiplier: UInt64((1 << 32) / (8 * q) + 1))
+    /// The 192 values for `table` (natural order quantisers).
+    static func values(table: [UInt16]) -> [UInt32] {
+        var out = [UInt32](repeating: 0, count: valuesPerTable)
+        for i in 0..<64 {
+            let q = UInt32(table[i])
+            out[i] = 4 * q
+            out[64 + i] = UInt32((UInt64(1) << 32) / UInt64(8 * q) + 1)
+            out[128 + i] = UInt32(QuantTables.zigzag[i])
         }
+        return out
     }
 
-    /// The quantised value of one FDCT output `x` (|x| < 2^15).
+    /// The quantised value of one FDCT output `x` (|x| < 2^14) with bias 4q and multiplier m.
     @inline(__always)
-    static func quantize(_ x: Int32, _ e: Entry) -> Int16 {
-        let negative = x < 0
-        let n = UInt64(UInt32(truncatingIfNeeded: (negative ? 0 &- x : x) &+ e.bias))
-        let v = Int16(truncatingIfNeeded: (n &* e.multiplier) >> 32)
-        return negative ? 0 &- v : v
+    static func quantize(_ x: Int32, bias: UInt32, multiplier: UInt32) -> Int16 {
+        let sign = x >> 31
+        let magnitude = UInt32(bitPattern: (x ^ sign) &- sign)
+        let q = Int32(truncatingIfNeeded: (UInt64(magnitude &+ bias) &* UInt64(multiplier)) >> 32)
+        return Int16(truncatingIfNeeded: (q ^ sign) &- sign)
     }
 }

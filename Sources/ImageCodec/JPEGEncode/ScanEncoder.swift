@@ -19,7 +19,8 @@ struct ScanEncoder: ~Copyable {
 
     /// Tables built for `blockCount` blocks at `blocks` (whole MCUs in scan order), as
     /// `cjpeg -optimize` builds them from its first pass.
-    static func optimalTables(_ layout: FrameLayout, blocks: UnsafePointer<Int16>, blockCount: Int) -> [HuffmanSpec] {
+    static func optimalTables(_ layout: FrameLayout, blocks: UnsafePointer<Int16>, masks: UnsafePointer<UInt64>,
+                              blockCount: Int) -> [HuffmanSpec] {
         let tableCount = layout.isGray ? 2 : 4
         let counts = UnsafeMutablePointer<Int>.allocate(capacity: 257 * tableCount)
         defer { counts.deallocate() }
@@ -29,10 +30,10 @@ struct ScanEncoder: ~Copyable {
         var predictors = [Int32](repeating: 0, count: layout.components.count)
         var block = blocks
         var position = 0
-        for _ in 0..<blockCount {
+        for i in 0..<blockCount {
             let c = blockComponents[position]
             let table = counts + 514 * componentTables[c]
-            HuffmanEncoder.count(block, previousDC: &predictors[c], dc: table, ac: table + 257)
+            HuffmanEncoder.count(block, nonZero: masks[i], previousDC: &predictors[c], dc: table, ac: table + 257)
             block += 64
             position = position + 1 == blockComponents.count ? 0 : position + 1
         }
@@ -66,23 +67,35 @@ struct ScanEncoder: ~Copyable {
     }
 
     /// Writes `blockCount` blocks (whole MCUs, continuing where the last call stopped).
-    mutating func encode(_ blocks: UnsafePointer<Int16>, blockCount: Int, writer: inout BitWriter) {
+    mutating func encode(_ blocks: UnsafePointer<Int16>, masks: UnsafePointer<UInt64>, blockCount: Int,
+                         writer: inout BitWriter) {
         let perMCU = blockComponents.count
+        // Room is reserved per chunk of MCUs, so the inner loop never checks capacity.
+        let chunkBlocks = max(1, 1024 / perMCU) * perMCU
         blockComponents.withUnsafeBufferPointer { components in
             componentTables.withUnsafeBufferPointer { tables in
                 predictors.withUnsafeMutableBufferPointer { predictors in
                     var block = blocks
+                    var mask = masks
                     var done = 0
                     while done < blockCount {
-                        for b in 0..<perMCU {
-                            let c = components[b]
-                            let table = codes + 512 &* tables[c]
-                            writer.reserve(BitWriter.maxBytesPerBlock)
-                            HuffmanEncoder.encode(block, previousDC: &predictors[c], dc: table, ac: table + 256,
-                                                  writer: &writer)
-                            block += 64
+                        let chunk = min(chunkBlocks, blockCount &- done)
+                        writer.reserve(chunk &* BitWriter.maxBytesPerBlock)
+                        var sink = writer.sink()
+                        var left = chunk
+                        while left > 0 {
+                            for b in 0..<perMCU {
+                                let c = components[b]
+                                let table = codes + 512 &* tables[c]
+                                HuffmanEncoder.encode(block, nonZero: mask.pointee, previousDC: &predictors[c], dc: table,
+                                                      ac: table + 256, writer: &sink)
+                                block += 64
+                                mask += 1
+                            }
+                            left &-= perMCU
                         }
-                        done &+= perMCU
+                        writer.absorb(sink)
+                        done &+= chunk
                     }
                 }
             }

@@ -20,10 +20,15 @@ struct ResampleWeights {
     let weights: [Int32]
     let stride: Int
 
-    /// Weights for resampling `inSize` samples to `outSize` with `filter`. Both sizes are
-    /// positive (the caller checked them).
-    init(inSize: Int, outSize: Int, filter: Resampler.Filter) {
-        let scale = Double(inSize) / Double(outSize)
+    /// Lowest input index any output reads, and one past the highest.
+    let firstInput: Int
+    let endInput: Int
+
+    /// Weights for resampling the input span [offset, offset + span) of `inSize` samples to
+    /// `outSize` samples with `filter`. Sizes are positive and the span lies inside the input
+    /// (the caller checked them).
+    init(inSize: Int, outSize: Int, offset: Double = 0, span: Double? = nil, filter: Resampler.Filter) {
+        let scale = (span ?? Double(inSize)) / Double(outSize)
         let filterScale = max(scale, 1)
         let support = filter.support * filterScale
         // ceil without libm (the test bundle does not link it): support is positive and small.
@@ -36,7 +41,7 @@ struct ResampleWeights {
         let one = Double(1 << ResampleWeights.precisionBits)
         let reciprocal = 1 / filterScale
         for i in 0..<outSize {
-            let center = (Double(i) + 0.5) * scale
+            let center = offset + (Double(i) + 0.5) * scale
             // Truncation toward zero as in C, then clipped to the image.
             let lo = max(Int(center - support + 0.5), 0)
             let hi = min(Int(center + support + 0.5), inSize)
@@ -54,6 +59,8 @@ struct ResampleWeights {
             start[i] = Int32(lo)
             count[i] = Int32(n)
         }
+        firstInput = Int(start.first ?? 0)
+        endInput = zip(start, count).map { Int($0 + $1) }.max() ?? inSize
         self.start = start
         self.count = count
         self.weights = weights

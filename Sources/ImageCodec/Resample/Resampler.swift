@@ -22,45 +22,77 @@ public enum Resampler {
         case triangle
     }
 
-    /// Resizes to exactly `width` × `height` pixels (up or down; callers decide whether to
-    /// upscale, see `ResizeMode.plan`). Every layout works; images with alpha are filtered
-    /// premultiplied, so a transparent pixel's colour does not bleed into its neighbours.
-    /// - Throws: `.invalidArgument` for a size that is not positive, `.limitExceeded` when the
-    ///   output byte count would overflow.
-    public static func resize(_ bitmap: Bitmap, width: Int, height: Int, filter: Filter = .lanczos3) throws -> Bitmap {
+    /// A rectangle of the source in pixels, fractional coordinates allowed (Pillow's `box`):
+    /// the output covers exactly this area. Used to crop while scaling and to keep a
+    /// DCT-scaled decode aligned (see `ResizePlan.sourceRegion`).
+    public struct Region: Sendable, Equatable {
+        public var x: Double
+        public var y: Double
+        public var width: Double
+        public var height: Double
+
+        public init(x: Double, y: Double, width: Double, height: Double) {
+            self.x = x
+            self.y = y
+            self.width = width
+            self.height = height
+        }
+    }
+
+    /// Resizes `region` of `bitmap` (the whole bitmap by default) to exactly `width` × `height`
+    /// pixels, up or down (callers decide whether to upscale, see `ResizeMode.plan`). Every
+    /// layout works; images with alpha are filtered premultiplied, so a transparent pixel's
+    /// colour does not bleed into its neighbours. Samples outside the bitmap are never read:
+    /// the kernel is clipped at the edges and renormalised.
+    /// - Throws: `.invalidArgument` for a size that is not positive or a region that is empty
+    ///   or leaves the bitmap; `.limitExceeded` when the output byte count would overflow.
+    public static func resize(_ bitmap: Bitmap, width: Int, height: Int, filter: Filter = .lanczos3,
+                              region: Region? = nil) throws -> Bitmap {
         let outCount = try Bitmap.byteCount(width: width, height: height, layout: bitmap.layout)
         guard bitmap.pixels.count == bitmap.height * bitmap.rowBytes else {
             throw ImageCodecError(.invalidArgument, "bitmap has \(bitmap.pixels.count) bytes for \(bitmap.width)x\(bitmap.height)")
         }
-        if width == bitmap.width && height == bitmap.height { return bitmap }
+        let box = region ?? Region(x: 0, y: 0, width: Double(bitmap.width), height: Double(bitmap.height))
+        guard box.x.isFinite, box.y.isFinite, box.width.isFinite, box.height.isFinite,
+              box.x >= 0, box.y >= 0, box.width > 0, box.height > 0,
+              box.x + box.width <= Double(bitmap.width), box.y + box.height <= Double(bitmap.height) else {
+            throw ImageCodecError(.invalidArgument, "resize region \(box) is outside \(bitmap.width)x\(bitmap.height)")
+        }
+        let horizontalNeeded = width != bitmap.width || box.x != 0 || box.width != Double(bitmap.width)
+        let verticalNeeded = height != bitmap.height || box.y != 0 || box.height != Double(bitmap.height)
+        if !horizontalNeeded && !verticalNeeded { return bitmap }
         let c = bitmap.channels
         var source = bitmap.pixels
         if bitmap.layout.hasAlpha {
             source.withUnsafeMutableBufferPointer { p in
-                if let base = p.baseAddress {
-                    AlphaPremultiply.premultiply(base, pixels: bitmap.width * bitmap.height, channels: c)
-                }
+                AlphaPremultiply.premultiply(p.baseAddress!, pixels: bitmap.width * bitmap.height, channels: c)
             }
         }
-        // Horizontal first, as Pillow does: the intermediate is width × source height.
-        var rows = source
-        if width != bitmap.width {
-            let weights = ResampleWeights(inSize: bitmap.width, outSize: width, filter: filter)
-            rows = [UInt8](repeating: 0, count: try Bitmap.byteCount(width: width, height: bitmap.height, layout: bitmap.layout))
+        // Only the rows the vertical pass reads go through the horizontal pass.
+        let columnWeights = verticalNeeded
+            ? ResampleWeights(inSize: bitmap.height, outSize: height, offset: box.y, span: box.height, filter: filter) : nil
+        let firstRow = columnWeights?.firstInput ?? 0
+        let rowCount = columnWeights.map { $0.endInput - $0.firstInput } ?? bitmap.height
+        var rows: [UInt8]
+        if horizontalNeeded {
+            let weights = ResampleWeights(inSize: bitmap.width, outSize: width, offset: box.x, span: box.width, filter: filter)
+            rows = [UInt8](repeating: 0, count: try Bitmap.byteCount(width: width, height: rowCount, layout: bitmap.layout))
             source.withUnsafeBufferPointer { src in
                 rows.withUnsafeMutableBufferPointer { dst in
-                    horizontal(src.baseAddress!, inWidth: bitmap.width, dst.baseAddress!, outWidth: width,
-                               rows: bitmap.height, channels: c, weights: weights)
+                    horizontal(src.baseAddress! + firstRow * bitmap.rowBytes, inWidth: bitmap.width, dst.baseAddress!,
+                               outWidth: width, rows: rowCount, channels: c, weights: weights)
                 }
             }
+        } else {
+            rows = source
         }
         var out = rows
-        if height != bitmap.height {
-            let weights = ResampleWeights(inSize: bitmap.height, outSize: height, filter: filter)
+        if let columnWeights {
             out = [UInt8](repeating: 0, count: outCount)
             rows.withUnsafeBufferPointer { src in
                 out.withUnsafeMutableBufferPointer { dst in
-                    vertical(src.baseAddress!, dst.baseAddress!, rowLength: width * c, outHeight: height, weights: weights)
+                    vertical(src.baseAddress!, dst.baseAddress!, rowLength: width * c, outHeight: height,
+                             firstRow: horizontalNeeded ? firstRow : 0, weights: columnWeights)
                 }
             }
         }
@@ -135,8 +167,9 @@ public enum Resampler {
         }
     }
 
+    /// `src` row r is input row `firstRow + r`.
     private static func vertical(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>,
-                                 rowLength: Int, outHeight: Int, weights: ResampleWeights) {
+                                 rowLength: Int, outHeight: Int, firstRow: Int, weights: ResampleWeights) {
         let acc = UnsafeMutablePointer<Int32>.allocate(capacity: rowLength)
         defer { acc.deallocate() }
         weights.start.withUnsafeBufferPointer { starts in
@@ -144,7 +177,7 @@ public enum Resampler {
                 weights.weights.withUnsafeBufferPointer { w in
                     for y in 0..<outHeight {
                         acc.update(repeating: half, count: rowLength)
-                        let first = Int(starts[y])
+                        let first = Int(starts[y]) &- firstRow
                         let k = w.baseAddress! + y &* weights.stride
                         for i in 0..<Int(counts[y]) {
                             let wi = k[i]

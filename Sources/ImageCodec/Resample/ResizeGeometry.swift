@@ -90,25 +90,23 @@ extension ResizeMode {
 }
 
 extension ResizePlan {
-    /// The part of the `sourceWidth` × `sourceHeight` source that ends up in the output, in
-    /// source pixels: the crop mapped back through the scale, widened to whole pixels.
+    /// The part of the source that the output shows, for `Resampler.resize(_:width:height:region:)`
+    /// with `outputWidth` × `outputHeight`: scale and crop in one filtering pass, with no
+    /// scaled intermediate (for cover of an extreme aspect ratio, such as 10000×1 into 240×240
+    /// with upscaling, that intermediate would be 2,400,000×240).
     ///
-    /// A caller can cut this rectangle first and resize it straight to the output size, instead
-    /// of scaling the whole source (for cover of an extreme aspect ratio, such as 10000×1 into
-    /// 240×240 with upscaling, the scaled image would be 2,400,000×240).
-    public func sourceRect(sourceWidth: Int, sourceHeight: Int) -> (x: Int, y: Int, width: Int, height: Int) {
-        func axis(_ crop: Int, _ out: Int, _ scaled: Int, _ source: Int) -> (Int, Int) {
-            guard scaled > 0, source > 0 else { return (0, max(source, 1)) }
-            // [crop, crop + out) in scaled pixels covers [crop·s/scaled, (crop+out)·s/scaled).
-            let lo = crop.multipliedFullWidth(by: source)
-            let hi = (crop + out).multipliedFullWidth(by: source)
-            let start = min(Int(lo.high == 0 ? lo.low / UInt(scaled) : UInt(source)), source - 1)
-            let endExact = hi.high == 0 ? (hi.low + UInt(scaled) - 1) / UInt(scaled) : UInt(source)
-            let end = min(max(Int(endExact), start + 1), source)
-            return (start, end - start)
-        }
-        let (x, w) = axis(cropX, outputWidth, scaledWidth, sourceWidth)
-        let (y, h) = axis(cropY, outputHeight, scaledHeight, sourceHeight)
-        return (x, y, w, h)
+    /// - Parameters:
+    ///   - sourceWidth, sourceHeight: the size this plan was made for.
+    ///   - decodeScale: the bitmap being resized was decoded at this reduction of that size.
+    ///     Its pixels then cover M/8 of the source each, and the image really ends at
+    ///     width·M/8, inside the last decoded pixel (libjpeg rounds the size up); the region
+    ///     says so, which keeps the thumbnail aligned with one made from a full decode.
+    /// - Returns: a region in the decoded bitmap's pixels, fractional.
+    public func sourceRegion(sourceWidth: Int, sourceHeight: Int, decodeScale: DecodeScale = .full) -> Resampler.Region {
+        let m = Double(decodeScale.numerator) / 8
+        let fx = Double(max(sourceWidth, 1)) / Double(max(scaledWidth, 1)) * m
+        let fy = Double(max(sourceHeight, 1)) / Double(max(scaledHeight, 1)) * m
+        return Resampler.Region(x: Double(cropX) * fx, y: Double(cropY) * fy,
+                                width: Double(outputWidth) * fx, height: Double(outputHeight) * fy)
     }
 }
