@@ -57,10 +57,10 @@ import Testing
     @Test func scriptInFileNameIsEscaped() throws {
         let h = try Harness()
         let page = Self.text(h.send("/album/\(h.album(titled: "2024 Summer").id)"))
-        #expect(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+        #expect(page.contains("&lt;script&gt;alert(1)"))
         #expect(!page.contains("<script>alert"))
-        let detail = Self.text(h.send("/photo/\(h.item(named: "<script>alert(1)</script>.jpg").id)"))
-        #expect(detail.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+        let detail = Self.text(h.send("/photo/\(h.item(named: "<script>alert(1).jpg").id)"))
+        #expect(detail.contains("&lt;script&gt;alert(1)"))
         #expect(!detail.contains("<script>alert"))
     }
 

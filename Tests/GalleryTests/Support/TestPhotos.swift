@@ -17,7 +17,7 @@ enum Fixtures {
 /// Trips/Turned.jpg                  fixture with EXIF orientation 6
 /// Trips/Square.png                  800x800 synthetic PNG (ours)
 /// Trips/2024 Summer/Stream.jpg      fixture 300x200
-/// Trips/2024 Summer/<script>alert(1)</script>.jpg
+/// Trips/2024 Summer/<script>alert(1).jpg
 /// Empty/                            an album without photos
 /// .hidden.jpg, notes.txt, link-out.jpg -> /etc/hostname (ignored)
 /// ```
@@ -34,7 +34,7 @@ struct TestLibrary {
         try fm.copyItem(atPath: Fixtures.jpeg("odd_1001x667_422_prog.jpg"), toPath: root + "/Trips/Odd_Size_Progressive.jpg")
         try fm.copyItem(atPath: Fixtures.jpeg("orient_6.jpg"), toPath: root + "/Trips/Turned.jpg")
         try fm.copyItem(atPath: Fixtures.jpeg("stream_420_q80.jpg"), toPath: root + "/Trips/2024 Summer/Stream.jpg")
-        try fm.copyItem(atPath: Fixtures.jpeg("statue_420_q75.jpg"), toPath: root + "/Trips/2024 Summer/<script>alert(1)</script>.jpg")
+        try fm.copyItem(atPath: Fixtures.jpeg("statue_420_q75.jpg"), toPath: root + "/Trips/2024 Summer/<script>alert(1).jpg")
         try Data(synthetic(width: 1600, height: 1200, png: false)).write(to: URL(fileURLWithPath: root + "/Big_Photo.jpg"))
         try Data(synthetic(width: 800, height: 800, png: true)).write(to: URL(fileURLWithPath: root + "/Trips/Square.png"))
         try fm.copyItem(atPath: Fixtures.jpeg("flower_420_q75.jpg"), toPath: root + "/.hidden.jpg")
