@@ -3,6 +3,9 @@ import Gallery
 import ImageCodec
 import ImagePipeline
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Headless Chromium loads list and detail pages at device scale 1 and 2; every visible image
 /// must have loaded at exactly its 1x or 2x size. Screenshots go to a temp folder printed in the log.
@@ -40,17 +43,13 @@ import Testing
     }
 
     static func runChromium(_ args: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: chromium()!)
-        p.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--mute-audio",
-                       "--window-size=1200,800", "--virtual-time-budget=20000"] + args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        let output = NSTemporaryDirectory() + "chromium-\(UUID().uuidString).out"
+        defer { unlink(output) }
+        // stdout and stderr share the file; --dump-dom output is found by its probe marker.
+        let pid = try Subprocess.spawn(chromium()!, ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+            "--mute-audio", "--window-size=1200,800", "--virtual-time-budget=20000"] + args, outputFile: output)
+        _ = Subprocess.wait(pid)
+        return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
     }
 
     @Test func visibleImagesLoadAtTheirDeviceSize() throws {
