@@ -15,47 +15,141 @@ import ImageCodec
 enum PNGDecodeBench {
     static func run(_ context: BenchContext) {
         let photos = context.photos([".png"])
-        var table = Table(title: "PNG decode (median of \(context.runs); ratio = ours / reference)",
-                          columns: ["file", "tool", "ms", "peak MiB", "ratio vs libpng", "ratio vs Pillow-net"])
+        var table = Table(title: "PNG decode (median of \(context.runs); ratio = ours / reference; process rows against process rows, in-process against in-process)",
+                          columns: ["file", "tool", "ms", "peak MiB", "vs pngtopnm", "vs libpng C", "vs Pillow-net"])
         let python = "/usr/bin/python3"
         let pillowStartup = measureProcess([python, "-c", "from PIL import Image"], runs: context.runs)
+        let libpngTool = buildLibpngHarness(context)
+        var cpuTable = Table(title: "PNG decode CPU time in-process (median of \(context.runs); steadier than wall time on a busy machine)",
+                             columns: ["file", "ours full ms", "ours 1/8 ms", "libpng C ms", "ours full / libpng"])
         for path in photos {
             let name = (path as NSString).lastPathComponent
             guard let data = FileManager.default.contents(atPath: path) else { continue }
             let bytes = [UInt8](data)
-            let libpng = measureProcess(["pngtopnm", path], runs: context.runs)
+            let pngtopnm = measureProcess(["pngtopnm", path], runs: context.runs)
+            let libpngArgv = libpngTool.map { [$0, path, "1", context.scratchDir + "/libpng.pam"] }
+            let libpngProcess = libpngArgv.flatMap { measureProcess($0, runs: context.runs) }
+            let libpngTimes = libpngTool.map { commandNumbers([$0, path, "\(context.runs)"], context: context) } ?? []
+            let libpngInProcess = libpngTimes.first
+            let oursCPU = cpuTime(runs: context.runs) { _ = try ImageCodec.decode(bytes) }
+            let oursCPU8 = cpuTime(runs: context.runs) { _ = try ImageCodec.decode(bytes, scale: .eighth) }
+            let libpngCPU = libpngTimes.count > 1 ? libpngTimes[1] : nil
+            cpuTable.add([name, oursCPU.map(ms) ?? "n/a", oursCPU8.map(ms) ?? "n/a", libpngCPU.map(ms) ?? "n/a",
+                          (oursCPU != nil && libpngCPU != nil) ? ratio(oursCPU!, libpngCPU!) : "-"])
             let pillowArgv = [python, "-c", "import sys; from PIL import Image; Image.open(sys.argv[1]).load()", path]
             let pillow = measureProcess(pillowArgv, runs: context.runs)
             let pillowNet = pillow.map { p in max(0.0001, p.medianSeconds - (pillowStartup?.medianSeconds ?? 0)) }
-            func row(_ tool: String, _ seconds: Double?, _ argv: [String]?) {
+            func row(_ tool: String, _ seconds: Double?, _ argv: [String]?, inProcess: Bool) {
                 let rss = argv.flatMap { peakRSSKiB($0, context: context) }
-                guard let seconds else { table.add([name, tool, "n/a", "n/a", "", ""]); return }
+                guard let seconds else { table.add([name, tool, "n/a", "n/a", "", "", ""]); return }
+                let libpng = inProcess ? libpngInProcess : libpngProcess?.medianSeconds
                 table.add([name, tool, ms(seconds), rss.map(mib) ?? "-",
-                           libpng.map { ratio(seconds, $0.medianSeconds) } ?? "-",
+                           inProcess ? "-" : pngtopnm.map { ratio(seconds, $0.medianSeconds) } ?? "-",
+                           libpng.map { ratio(seconds, $0) } ?? "-",
                            pillowNet.map { ratio(seconds, $0) } ?? "-"])
             }
             let ourArgv = [context.galleryBinary, "decode", path, context.scratchDir + "/ours.pam"]
-            let process = measureProcess(ourArgv, runs: context.runs)
-            row("ours (gallery decode, process)", process?.medianSeconds, ourArgv)
+            row("ours (gallery decode, process)", measureProcess(ourArgv, runs: context.runs)?.medianSeconds, ourArgv, inProcess: false)
             let reducedArgv = [context.galleryBinary, "decode", path, context.scratchDir + "/ours8.pam", "--scale", "1/8"]
-            row("ours (gallery decode --scale 1/8)", measureProcess(reducedArgv, runs: context.runs)?.medianSeconds, reducedArgv)
+            row("ours (gallery decode --scale 1/8)", measureProcess(reducedArgv, runs: context.runs)?.medianSeconds, reducedArgv, inProcess: false)
             let probeArgv = [context.galleryBinary, "probe", path]
-            row("ours (gallery probe: process floor)", measureProcess(probeArgv, runs: context.runs)?.medianSeconds, probeArgv)
-            row("ours (in-process, full)", inProcess(runs: context.runs) { _ = try ImageCodec.decode(bytes) }, nil)
-            row("ours (in-process, 1/8)", inProcess(runs: context.runs) { _ = try ImageCodec.decode(bytes, scale: .eighth) }, nil)
-            row("libpng (pngtopnm, process)", libpng?.medianSeconds, ["pngtopnm", path])
-            row("Pillow (process, raw)", pillow?.medianSeconds, pillowArgv)
-            row("Pillow (startup subtracted)", pillowNet, nil)
+            row("ours (gallery probe: process floor)", measureProcess(probeArgv, runs: context.runs)?.medianSeconds, probeArgv, inProcess: false)
+            row("ours (in-process, full)", inProcess(runs: context.runs) { _ = try ImageCodec.decode(bytes) }, nil, inProcess: true)
+            row("ours (in-process, 1/8)", inProcess(runs: context.runs) { _ = try ImageCodec.decode(bytes, scale: .eighth) }, nil, inProcess: true)
+            row("libpng 1.6 C harness (process)", libpngProcess?.medianSeconds, libpngArgv, inProcess: false)
+            row("libpng 1.6 C harness (in-process)", libpngInProcess, nil, inProcess: true)
+            row("libpng via pngtopnm (process)", pngtopnm?.medianSeconds, ["pngtopnm", path], inProcess: false)
+            row("Pillow (process, raw)", pillow?.medianSeconds, pillowArgv, inProcess: false)
+            row("Pillow (startup subtracted)", pillowNet, nil, inProcess: true)
         }
         if let startup = pillowStartup {
             let rss = peakRSSKiB([python, "-c", "from PIL import Image"], context: context)
-            table.add(["-", "python3 + PIL import (startup)", ms(startup.medianSeconds), rss.map(mib) ?? "-", "", ""])
+            table.add(["-", "python3 + PIL import (startup)", ms(startup.medianSeconds), rss.map(mib) ?? "-", "", "", ""])
         }
         print(table.render())
+        print(cpuTable.render())
+        if libpngTool == nil { print("(libpng C harness not built: needs cc and libpng-dev)") }
         for path in photos { print(identityLine(path, context: context)) }
         smallFiles(context)
         encode(context, photos: photos)
     }
+
+    /// A minimal libpng 1.6 decoder (classic API, rows into one buffer, 16-bit stripped,
+    /// palette/gray/tRNS expanded like ours) that prints the median wall and CPU seconds of
+    /// N decodes from memory, and with a third argument writes the image as a PAM, the same work as
+    /// `gallery decode`: libpng without netpbm's output formatting. Compiled into the scratch
+    /// folder at run time; nil when cc or libpng-dev is missing.
+    static func buildLibpngHarness(_ context: BenchContext) -> String? {
+        let source = context.scratchDir + "/libpng-decode.c"
+        let binary = context.scratchDir + "/libpng-decode"
+        guard FileManager.default.createFile(atPath: source, contents: Data(libpngHarnessSource.utf8)),
+              measureProcess(["cc", "-O2", "-o", binary, source, "-lpng"], runs: 1) != nil else { return nil }
+        return binary
+    }
+
+    /// Runs a command once and reads the numbers on its stdout.
+    static func commandNumbers(_ argv: [String], context: BenchContext) -> [Double] {
+        let out = context.scratchDir + "/harness-out.txt"
+        guard measureProcess(argv, runs: 1, stdoutPath: out) != nil,
+              let text = try? String(contentsOfFile: out, encoding: .utf8) else { return [] }
+        return text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double($0) }
+    }
+
+    static let libpngHarnessSource = #"""
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+typedef struct { const unsigned char *p; size_t n, at; } Src;
+static void readfn(png_structp png, png_bytep out, size_t len) {
+    Src *s = png_get_io_ptr(png);
+    if (s->n - s->at < len) png_error(png, "short");
+    memcpy(out, s->p + s->at, len); s->at += len;
+}
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+static double cpu(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+static int cmp(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
+static int decode(const unsigned char *buf, size_t n, const char *pam) {
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    unsigned char *volatile image = NULL;
+    if (setjmp(png_jmpbuf(png))) { png_destroy_read_struct(&png, &info, NULL); free(image); return 1; }
+    Src s = { buf, n, 0 };
+    png_set_read_fn(png, &s, readfn);
+    png_read_info(png, info);
+    png_set_strip_16(png); png_set_packing(png); png_set_palette_to_rgb(png);
+    png_set_expand_gray_1_2_4_to_8(png); png_set_tRNS_to_alpha(png);
+    int passes = png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    size_t rb = png_get_rowbytes(png, info); png_uint_32 h = png_get_image_height(png, info);
+    image = malloc(rb * h);
+    for (int p = 0; p < passes; p++) for (png_uint_32 y = 0; y < h; y++) png_read_row(png, image + rb * y, NULL);
+    png_read_end(png, NULL);
+    if (pam) {
+        FILE *o = fopen(pam, "wb"); if (!o) png_error(png, "cannot write");
+        int depth = png_get_channels(png, info);
+        fprintf(o, "P7\nWIDTH %u\nHEIGHT %u\nDEPTH %d\nMAXVAL 255\nENDHDR\n", png_get_image_width(png, info), h, depth);
+        fwrite(image, 1, rb * h, o); fclose(o);
+    }
+    png_destroy_read_struct(&png, &info, NULL); free(image);
+    return 0;
+}
+int main(int argc, char **argv) {
+    FILE *f = fopen(argv[1], "rb"); if (!f) return 1;
+    fseek(f, 0, SEEK_END); long n = ftell(f); fseek(f, 0, SEEK_SET);
+    unsigned char *buf = malloc(n); if (fread(buf, 1, n, f) != (size_t)n) return 1; fclose(f);
+    int runs = argc > 2 ? atoi(argv[2]) : 1;
+    double *t = malloc(sizeof(double) * runs), *c = malloc(sizeof(double) * runs);
+    for (int r = 0; r < runs; r++) {
+        double s = now(), sc = cpu();
+        if (decode(buf, n, argc > 3 ? argv[3] : NULL)) return 1;
+        t[r] = now() - s; c[r] = cpu() - sc;
+    }
+    qsort(t, runs, sizeof(double), cmp); qsort(c, runs, sizeof(double), cmp);
+    printf("%f %f\n", t[runs / 2], c[runs / 2]); return 0;
+}
+"""#
 
     /// Whether our pixels equal libpng's (pngtopnm writes a PPM/PGM/PAM; its payload must be
     /// our RGB bytes), so the timing rows compare equal work.
@@ -80,6 +174,20 @@ enum PNGDecodeBench {
         guard measureProcess(["/usr/bin/time", "-o", out, "-f", "%M"] + argv, runs: 1) != nil,
               let text = try? String(contentsOfFile: out, encoding: .utf8) else { return nil }
         return Int(text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").last ?? "")
+    }
+
+    /// Median CPU time of this thread running `body`; nil when it throws.
+    static func cpuTime(runs: Int, _ body: () throws -> Void) -> Double? {
+        var times: [Double] = []
+        for _ in 0..<max(1, runs) {
+            var start = timespec(), end = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start)
+            do { try body() } catch { return nil }
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end)
+            times.append(Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9)
+        }
+        times.sort()
+        return times[times.count / 2]
     }
 
     /// Median wall time of `body` over `runs` runs; nil when it throws.

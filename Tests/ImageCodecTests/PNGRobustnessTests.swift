@@ -32,11 +32,14 @@ import Testing
         var outcomes = (decoded: 0, failed: 0)
         for entry in PNGFixtures.entries {
             let bytes = try PNGFixtures.bytes(entry.name)
-            for round in 0..<40 {
+            for round in 0..<60 {
                 var damaged = bytes
-                let index = Int(rng.next() % UInt64(damaged.count))
-                damaged[index] ^= UInt8(truncatingIfNeeded: rng.next() % 255 + 1)
-                // Half the time repair the CRC so the damage reaches inflate and the unfilter.
+                for _ in 0..<(1 + round % 4) {
+                    let index = Int(rng.next() % UInt64(damaged.count))
+                    damaged[index] ^= UInt8(truncatingIfNeeded: rng.next() % 255 + 1)
+                }
+                if round % 7 == 3 { damaged = Array(damaged.prefix(Int(rng.next() % UInt64(damaged.count)))) }
+                // 1-4 flipped bytes, sometimes also cut short; half the time repair the CRC so the damage reaches inflate and the unfilter.
                 if round % 2 == 1 { Self.repairCRCs(&damaged) }
                 for reduction in [1, 4] {
                     do {
@@ -82,6 +85,23 @@ import Testing
                      { _ = try PNGDecoder.probe(png, limits: .default) }] {
             expectFailure(.limitExceeded) { try call() }
         }
+    }
+
+    @Test func sizesThatOverflowAreLimitErrorsEvenWithoutLimits() throws {
+        let unlimited = DecodeLimits(maxPixels: .max, maxDimension: .max, maxScans: .max, maxInputBytes: .max, maxMetadataBytes: .max)
+        let png = PNGFixtures.png([("IHDR", PNGFixtures.ihdr(width: 0x7FFF_FFFF, height: 0x7FFF_FFFF, depth: 16, colorType: 6)),
+                                   ("IDAT", Self.storedZlib([0])), ("IEND", [])])
+        expectFailure(.limitExceeded) { try PNGDecoder.probe(png, limits: unlimited) }
+        expectFailure(.limitExceeded) { try PNGDecoder.decode(png, reduction: 8, limits: unlimited) }
+    }
+
+    @Test func transparencyKeyIgnoresBitsAboveTheDepth() throws {
+        // 2-bit gray, key 0x0102: only its low two bits (2) count, as in libpng.
+        let png = PNGFixtures.png([("IHDR", PNGFixtures.ihdr(width: 4, height: 1, depth: 2, colorType: 0)), ("tRNS", [1, 2]),
+                                   ("IDAT", Self.storedZlib([0, 0b00_01_10_11])), ("IEND", [])])
+        let decoded = try PNGDecoder.decode(png, reduction: 1, limits: .default)
+        #expect(decoded.bitmap.layout == .grayAlpha)
+        #expect(decoded.bitmap.pixels == [0, 255, 85, 255, 170, 0, 255, 255])
     }
 
     @Test func chunkLengthOver2GiBIsCorrupt() throws {

@@ -23,10 +23,13 @@ final class CoefficientStore {
     }
 
     let planes: [Plane]
+    /// Bytes held for values and masks.
+    let byteCount: Int
 
     /// Throws `.limitExceeded` when the store would not fit in an `Int`.
     init(plan: DecodePlan) throws {
         var made: [Plane] = []
+        var bytes = 0
         for c in plan.components {
             let natural = JPEGStandardTables.naturalOrder
             var kept: [Int] = []
@@ -46,6 +49,7 @@ final class CoefficientStore {
             guard !o1, !o2, count < Int(Int32.max) * 16 else {
                 throw ImageCodecError(.limitExceeded, "coefficient store for \(c.blocksWide)x\(c.blocksHigh) blocks is too large")
             }
+            bytes += count * 2 + blocks * 8
             let values = UnsafeMutablePointer<Int16>.allocate(capacity: max(count, 1))
             values.initialize(repeating: 0, count: max(count, 1))
             let masks = UnsafeMutablePointer<UInt64>.allocate(capacity: max(blocks, 1))
@@ -62,6 +66,7 @@ final class CoefficientStore {
                               values: values, masks: masks, slotOfZigzag: slotOf, naturalOfSlot: naturalOfSlot))
         }
         planes = made
+        byteCount = bytes
     }
 
     deinit {
