@@ -193,6 +193,40 @@ public struct CatalogScanner: Sendable {
         return trimmed.isEmpty ? nil : trimmed
     }
 
+    /// A cheap change detector: the mtimes of every folder (a folder's mtime moves when an
+    /// entry is added, removed or renamed) and of the manifest, without a stat per file.
+    /// Symlinked folders and files rewritten in place are caught by the periodic full scan.
+    public func directoryFingerprint() -> UInt64 {
+        guard let realRoot = CatalogScanner.realPath(root) else { return 0 }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ v: UInt64) { hash = (hash ^ v) &* 0x100_0000_01b3 }
+        var st = stat()
+        if stat(realRoot + "/" + Manifest.fileName, &st) == 0 {
+            mix(UInt64(bitPattern: Int64(st.st_mtim.tv_sec))); mix(UInt64(st.st_mtim.tv_nsec)); mix(UInt64(st.st_size))
+        }
+        var stack: [(String, Int)] = [(realRoot, 0)]
+        while let (dir, depth) = stack.popLast() {
+            guard lstat(dir, &st) == 0 else { continue }
+            for b in dir.utf8 { mix(UInt64(b)) }
+            mix(UInt64(bitPattern: Int64(st.st_mtim.tv_sec))); mix(UInt64(st.st_mtim.tv_nsec))
+            guard depth < maxDepth, let handle = opendir(dir) else { continue }
+            while let entry = readdir(handle) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+                }
+                guard !name.hasPrefix(".") else { continue }
+                let type = entry.pointee.d_type
+                if type == UInt8(DT_DIR) {
+                    stack.append((dir + "/" + name, depth + 1))
+                } else if type == UInt8(DT_UNKNOWN), lstat(dir + "/" + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+                    stack.append((dir + "/" + name, depth + 1))
+                }
+            }
+            closedir(handle)
+        }
+        return hash
+    }
+
     /// The canonical absolute path, or nil when it does not exist.
     static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }

@@ -10,6 +10,11 @@ public final class CatalogStore: Sendable {
     private let refreshInterval: Double
     private let log: @Sendable (String) -> Void
     private let started = Atomic<Bool>(false)
+    /// Folder fingerprint at the last check and when the last full scan ran (uptime seconds).
+    private let lastCheck = Mutex<(directories: UInt64, fullScanAt: Double)>((0, 0))
+    /// A full scan runs at least this often (seconds) even when no folder changed, to catch
+    /// files rewritten in place and changes behind symlinked folders.
+    private let fullScanInterval: Double = 60
 
     /// Scans once now (so the first request sees the library).
     public init(scanner: CatalogScanner, refreshInterval: Double = 3, log: @escaping @Sendable (String) -> Void) {
@@ -19,6 +24,23 @@ public final class CatalogStore: Sendable {
         let first = scanner.scan()
         for w in first.warnings { log("catalog: \(w)") }
         state = Mutex((first.catalog, first.fingerprint))
+        lastCheck.withLock { $0 = (scanner.directoryFingerprint(), CatalogStore.now()) }
+    }
+
+    private static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+    /// The watcher's step: a full scan only when a folder's mtime moved or the full-scan
+    /// interval has passed. Returns true when the catalog changed.
+    @discardableResult
+    public func refreshIfFoldersChanged() -> Bool {
+        let directories = scanner.directoryFingerprint()
+        let now = CatalogStore.now()
+        let due = lastCheck.withLock { last -> Bool in
+            let due = last.directories != directories || now - last.fullScanAt >= fullScanInterval
+            if due { last = (directories, now) }
+            return due
+        }
+        return due ? refresh() : false
     }
 
     /// The latest snapshot.
@@ -47,7 +69,7 @@ public final class CatalogStore: Sendable {
         Thread.detachNewThread { [self] in
             while true {
                 Thread.sleep(forTimeInterval: interval)
-                self.refresh()
+                self.refreshIfFoldersChanged()
             }
         }
     }

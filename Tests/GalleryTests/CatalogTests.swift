@@ -116,6 +116,23 @@ import Testing
         #expect(store.catalog.items.values.contains { $0.fileName == "New.JPG" })
     }
 
+    @Test func folderFingerprintMovesWhenEntriesChange() throws {
+        let library = try TestLibrary.make()
+        defer { library.remove() }
+        let scanner = CatalogScanner(root: library.root, siteTitle: "T")
+        let store = CatalogStore(scanner: scanner, log: { _ in })
+        let before = scanner.directoryFingerprint()
+        #expect(before == scanner.directoryFingerprint())
+        #expect(store.refreshIfFoldersChanged() == false)
+        try FileManager.default.copyItem(atPath: Fixtures.jpeg("flower_420_q75.jpg"), toPath: library.root + "/Trips/2024 Summer/Deep.jpg")
+        #expect(scanner.directoryFingerprint() != before)
+        #expect(store.refreshIfFoldersChanged() == true)
+        #expect(store.catalog.items.values.contains { $0.fileName == "Deep.jpg" })
+        try FileManager.default.removeItem(atPath: library.root + "/Trips/2024 Summer/Deep.jpg")
+        #expect(store.refreshIfFoldersChanged() == true)
+        #expect(!store.catalog.items.values.contains { $0.fileName == "Deep.jpg" })
+    }
+
     @Test func naturalOrderAndTitles() {
         #expect(CatalogNaming.precedes("img2.jpg", "img10.jpg"))
         #expect(CatalogNaming.precedes("a.jpg", "B.jpg"))
