@@ -20,7 +20,8 @@ ensure_packages() {
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=300 "${missing[@]}"
 }
 
-RUNTIME_PACKAGES=(libfcgi-dev zlib1g-dev nginx spawn-fcgi)
+# libcurl4-openssl-dev: FoundationNetworking links libcurl when the Swift libraries are static.
+RUNTIME_PACKAGES=(libfcgi-dev zlib1g-dev libcurl4-openssl-dev nginx spawn-fcgi)
 DEMO_PACKAGES=(mate-backgrounds lomiri-wallpapers-16.04 lomiri-wallpapers-20.04 lxqt-themes sddm-theme-maldives)
 TEST_PACKAGES=(libjpeg-turbo-progs libvips-tools python3-pil pngcheck imagemagick chromium wrk hyperfine curl)
 
