@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+import ImageCodec
+
+// Every input the fuzzers ever found (deploy/fuzz saves them to Tests/FuzzFindings/<target>/)
+// stays here as a regression input: each must come back as a value or a thrown
+// ImageCodecError, and a successful decode must keep the invariants the fuzz targets check.
+// A crash would take the test process down, which fails the run loudly.
+
+private let findingsRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("FuzzFindings")
+
+/// Files under Tests/FuzzFindings/<target>/, sorted; empty when none were found yet.
+private func findings(_ target: String) -> [URL] {
+    let dir = findingsRoot.appendingPathComponent(target)
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+    return names.filter { !$0.hasPrefix(".") && !$0.hasPrefix("README") }.sorted().map { dir.appendingPathComponent($0) }
+}
+
+/// The same limits as the fuzz targets, so an input that needed them still finishes quickly.
+private let fuzzLimits = DecodeLimits(maxPixels: 16_000_000, maxDimension: 16_384, maxScans: 256,
+                                      maxInputBytes: 8 << 20, maxMetadataBytes: 1 << 20)
+
+@Suite("Fuzz findings stay fixed")
+struct FuzzRegressionTests {
+    @Test("image findings (fuzz-jpeg, fuzz-png) decode or throw at every scale, sizes consistent")
+    func imageFindings() throws {
+        var inputs = 0, decoded = 0
+        for url in findings("fuzz-jpeg") + findings("fuzz-png") {
+            let bytes = try [UInt8](Data(contentsOf: url))
+            inputs += 1
+            let info = try? ImageCodec.probe(bytes, limits: fuzzLimits)
+            for scale in [DecodeScale.eighth, .quarter, .half, .full] {
+                let image: DecodedImage
+                do {
+                    image = try ImageCodec.decode(bytes, scale: scale, limits: fuzzLimits)
+                } catch is ImageCodecError {
+                    continue
+                }
+                decoded += 1
+                let bitmap = image.bitmap
+                #expect(bitmap.pixels.count == bitmap.width * bitmap.height * bitmap.channels, "\(url.lastPathComponent)")
+                if let info {
+                    let expected = scale.outputSize(width: info.width, height: info.height)
+                    #expect(bitmap.width == expected.width && bitmap.height == expected.height, "\(url.lastPathComponent) at \(scale)")
+                }
+            }
+        }
+        print("fuzz findings: \(inputs) image inputs, \(decoded) successful decodes, no crash")
+    }
+
+    @Test("EXIF findings parse as TIFF and as APP1 without trapping")
+    func exifFindings() throws {
+        var inputs = 0
+        for url in findings("fuzz-exif") {
+            let bytes = try [UInt8](Data(contentsOf: url))
+            inputs += 1
+            let tiff = ExifReader.parse(tiff: bytes[...])
+            _ = ExifReader.parse(app1: bytes[...])
+            #expect(ExifReader.parse(app1: ([0x45, 0x78, 0x69, 0x66, 0, 0] + bytes)[...]) == tiff, "\(url.lastPathComponent)")
+        }
+        print("fuzz findings: \(inputs) EXIF inputs, no crash")
+    }
+}
