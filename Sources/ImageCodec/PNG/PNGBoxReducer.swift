@@ -34,31 +34,44 @@ final class PNGBoxReducer {
     /// Adds the next input row (`width × channels` bytes). When it completes a band of
     /// blocks, writes output row `y / factor` into `output` (`outWidth × channels` bytes a row).
     func add(_ row: UnsafePointer<UInt8>, output: UnsafeMutablePointer<UInt8>) {
-        let c = channels, f = factor
-        var x = 0
-        for bx in 0..<outWidth {
-            let end = min(x &+ f, width)
-            let s = sums + bx &* c
-            if hasAlpha {
-                let colours = c &- 1
-                while x < end {
-                    let p = row + x &* c
-                    let a = UInt32(p[colours])
-                    for k in 0..<colours { s[k] &+= UInt32(p[k]) &* a }
-                    s[colours] &+= a
-                    x &+= 1
-                }
-            } else {
-                while x < end {
-                    let p = row + x &* c
-                    for k in 0..<c { s[k] &+= UInt32(p[k]) }
-                    x &+= 1
-                }
-            }
+        // One loop per layout so each inner step is straight-line code.
+        switch (channels, hasAlpha) {
+        case (1, _): accumulate(row, 1) { s, p in s[0] &+= UInt32(p[0]) }
+        case (3, _): accumulate(row, 3) { s, p in
+            s[0] &+= UInt32(p[0]); s[1] &+= UInt32(p[1]); s[2] &+= UInt32(p[2])
+        }
+        case (2, _): accumulate(row, 2) { s, p in
+            let a = UInt32(p[1])
+            s[0] &+= UInt32(p[0]) &* a; s[1] &+= a
+        }
+        default: accumulate(row, 4) { s, p in
+            let a = UInt32(p[3])
+            s[0] &+= UInt32(p[0]) &* a; s[1] &+= UInt32(p[1]) &* a; s[2] &+= UInt32(p[2]) &* a; s[3] &+= a
+        }
         }
         rowsAdded &+= 1
-        if rowsAdded % f == 0 || rowsAdded == height {
-            emit(row: (rowsAdded &- 1) / f, blockHeight: rowsAdded &- ((rowsAdded &- 1) / f) &* f, output: output)
+        if rowsAdded % factor == 0 || rowsAdded == height {
+            emit(row: (rowsAdded &- 1) / factor, blockHeight: rowsAdded &- ((rowsAdded &- 1) / factor) &* factor, output: output)
+        }
+    }
+
+    /// Runs `step(sums of the block, pixel)` over every pixel of `row`, block by block.
+    @inline(__always)
+    private func accumulate(_ row: UnsafePointer<UInt8>, _ c: Int,
+                            _ step: (UnsafeMutablePointer<UInt32>, UnsafePointer<UInt8>) -> Void) {
+        var p = row
+        var s = sums
+        let full = width / factor
+        for _ in 0..<full {
+            for _ in 0..<factor {
+                step(s, p)
+                p += c
+            }
+            s += c
+        }
+        for _ in 0..<(width &- full &* factor) {
+            step(s, p)
+            p += c
         }
     }
 

@@ -65,8 +65,12 @@ private struct RowPlan {
         defer { expanded.deallocate() }
         try forEachRow(of: header.passes[0]) { raw, y in
             if let reducer {
-                try expander.expand(raw, width: header.width, into: expanded)
-                reducer.add(expanded, output: out)
+                if expander.isIdentity {
+                    reducer.add(raw, output: out)
+                } else {
+                    try expander.expand(raw, width: header.width, into: expanded)
+                    reducer.add(expanded, output: out)
+                }
             } else {
                 try expander.expand(raw, width: header.width, into: out + y &* rowPixels)
             }

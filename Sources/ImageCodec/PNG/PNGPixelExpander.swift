@@ -55,6 +55,13 @@ struct PNGPixelExpander {
         self.table = table
     }
 
+    /// Whether rows already are output pixels (8-bit, no palette, no tRNS), so a consumer
+    /// that only reads them can skip the copy.
+    var isIdentity: Bool {
+        if case .copy = plan { return true }
+        return false
+    }
+
     /// Expands `width` pixels from `src` into `dst` (`width × channels` bytes). Throws only
     /// for a palette index past the end of PLTE.
     func expand(_ src: UnsafePointer<UInt8>, width: Int, into dst: UnsafeMutablePointer<UInt8>) throws {

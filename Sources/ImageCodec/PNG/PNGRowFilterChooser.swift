@@ -34,33 +34,35 @@ final class PNGRowFilterChooser {
         return UnsafePointer(candidates + best &* (count &+ 1))
     }
 
-    /// Writes filter `type` of `row` into `out` and returns Σ|byte as Int8|.
+    /// Writes filter `type` of `row` into `out` and returns Σ|byte as Int8|. The first `bpp`
+    /// bytes (no left neighbour) are done apart so the main loops stay branch-free.
     private func apply(_ type: Int, _ row: UnsafePointer<UInt8>, _ prior: UnsafePointer<UInt8>,
                        _ out: UnsafeMutablePointer<UInt8>) -> Int {
-        var score = 0
-        @inline(__always) func put(_ i: Int, _ v: UInt8) {
-            out[i] = v
-            score &+= Int(PNGUnfilter.magnitude(Int(Int8(bitPattern: v))))
-        }
-        let n = count, d = bpp
+        let n = count, d = min(bpp, count)
         switch type {
         case 0:
-            for i in 0..<n { put(i, row[i]) }
+            out.update(from: row, count: n)
         case 1:
-            for i in 0..<n { put(i, i < d ? row[i] : row[i] &- row[i &- d]) }
+            for i in 0..<d { out[i] = row[i] }
+            for i in d..<n { out[i] = row[i] &- row[i &- d] }
         case 2:
-            for i in 0..<n { put(i, row[i] &- prior[i]) }
+            for i in 0..<n { out[i] = row[i] &- prior[i] }
         case 3:
-            for i in 0..<n {
-                let left = i < d ? 0 : UInt16(row[i &- d])
-                put(i, row[i] &- UInt8(truncatingIfNeeded: (left &+ UInt16(prior[i])) >> 1))
+            for i in 0..<d { out[i] = row[i] &- (prior[i] >> 1) }
+            for i in d..<n {
+                out[i] = row[i] &- UInt8(truncatingIfNeeded: (UInt16(row[i &- d]) &+ UInt16(prior[i])) >> 1)
             }
         default:
-            for i in 0..<n {
-                let a = i < d ? 0 : Int(row[i &- d])
-                let c = i < d ? 0 : Int(prior[i &- d])
-                put(i, row[i] &- UInt8(truncatingIfNeeded: PNGUnfilter.predict(a, Int(prior[i]), c)))
+            for i in 0..<d { out[i] = row[i] &- prior[i] }
+            for i in d..<n {
+                let p = PNGUnfilter.predict(Int(row[i &- d]), Int(prior[i]), Int(prior[i &- d]))
+                out[i] = row[i] &- UInt8(truncatingIfNeeded: p)
             }
+        }
+        var score = 0
+        for i in 0..<n {
+            let v = Int(Int8(bitPattern: out[i]))
+            score &+= v < 0 ? 0 &- v : v
         }
         return score
     }

@@ -43,14 +43,18 @@ enum PNGUnfilter {
     }
 
     /// The Paeth predictor: of a (left), b (above) and c (above-left), the one nearest to
-    /// a + b − c, ties going to a, then b.
+    /// a + b − c, ties going to a, then b. Written as two running-minimum selects (same
+    /// result as the spec's nested comparison) so it compiles to conditional moves.
     @inline(__always)
     static func predict(_ a: Int, _ b: Int, _ c: Int) -> Int {
-        let pa = magnitude(b &- c)
-        let pb = magnitude(a &- c)
-        let pc = magnitude(a &+ b &- c &- c)
-        let bOrC = pb <= pc ? b : c
-        return pa <= pb && pa <= pc ? a : bOrC
+        let p = b &- c
+        let q = a &- c
+        let pa = magnitude(p)
+        let pb = magnitude(q)
+        let pc = magnitude(p &+ q)
+        let nearest = pb < pa ? b : a
+        let distance = pb < pa ? pb : pa
+        return pc < distance ? c : nearest
     }
 
     @inline(__always)
