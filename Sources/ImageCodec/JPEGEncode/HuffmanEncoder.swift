@@ -1,0 +1,82 @@
+/// Baseline sequential entropy coding of one quantised block (T.81 F.1.2, CODEC-NOTES §8), and
+/// the matching symbol count for optimised tables.
+///
+/// Shape: a 64-bit mask of the non-zero AC positions (made by the quantiser as it reorders
+/// the block) lets the coder jump from one non-zero coefficient to the next with a
+/// trailing-zero count instead of testing all 63 positions; the Huffman code and the value
+/// bits go out in one `put`.
+enum HuffmanEncoder {
+    /// Bit length of `magnitude` (0 for 0): the JPEG size category.
+    @inline(__always)
+    private static func category(_ magnitude: UInt32) -> Int {
+        32 &- magnitude.leadingZeroBitCount
+    }
+
+    /// Writes one block (64 coefficients in zigzag order, `nonZero` its AC mask). `previousDC`
+    /// is the component's DC predictor, updated here. `dc` and `ac` are 256-entry
+    /// `HuffmanCodes.packed` tables. The sink has room for `BitWriter.maxBytesPerBlock` bytes.
+    @inline(__always)
+    static func encode(_ block: UnsafePointer<Int16>, nonZero: UInt64, previousDC: inout Int32,
+                       dc: UnsafePointer<UInt32>, ac: UnsafePointer<UInt32>, writer: inout BitSink) {
+        let value = Int32(block[0])
+        emit(value &- previousDC, table: dc, run: 0, writer: &writer)
+        previousDC = value
+
+        var mask = nonZero
+        var position = 1
+        while mask != 0 {
+            let k = mask.trailingZeroBitCount
+            var run = k &- position
+            while run > 15 {
+                let zrl = ac[0xF0]
+                writer.put(zrl &>> 8, Int(zrl & 0xFF))
+                run &-= 16
+            }
+            emit(Int32(block[k]), table: ac, run: run, writer: &writer)
+            position = k &+ 1
+            mask &= mask &- 1
+        }
+        if position < 64 {
+            let eob = ac[0]
+            writer.put(eob &>> 8, Int(eob & 0xFF))
+        }
+    }
+
+    /// One symbol (run << 4 | size) and the `size` value bits of `v`: v itself when
+    /// positive, v − 1 (two's complement, low bits) when negative.
+    @inline(__always)
+    private static func emit(_ v: Int32, table: UnsafePointer<UInt32>, run: Int, writer: inout BitSink) {
+        let magnitude = UInt32(bitPattern: v < 0 ? 0 &- v : v)
+        let size = category(magnitude)
+        let bits = UInt32(bitPattern: v < 0 ? v &- 1 : v) & ((1 &<< UInt32(size)) &- 1)
+        let entry = table[run &<< 4 | size]
+        let length = Int(entry & 0xFF)
+        writer.put((entry &>> 8) &<< UInt32(size) | bits, length &+ size)
+    }
+
+    /// Counts the symbols `encode` would write for this block, into 257-entry tables.
+    @inline(__always)
+    static func count(_ block: UnsafePointer<Int16>, nonZero: UInt64, previousDC: inout Int32,
+                      dc: UnsafeMutablePointer<Int>, ac: UnsafeMutablePointer<Int>) {
+        let value = Int32(block[0])
+        let diff = value &- previousDC
+        dc[category(UInt32(bitPattern: diff < 0 ? 0 &- diff : diff))] &+= 1
+        previousDC = value
+
+        var mask = nonZero
+        var position = 1
+        while mask != 0 {
+            let k = mask.trailingZeroBitCount
+            var run = k &- position
+            while run > 15 {
+                ac[0xF0] &+= 1
+                run &-= 16
+            }
+            let v = Int32(block[k])
+            ac[run &<< 4 | category(UInt32(bitPattern: v < 0 ? 0 &- v : v))] &+= 1
+            position = k &+ 1
+            mask &= mask &- 1
+        }
+        if position < 64 { ac[0] &+= 1 }
+    }
+}
