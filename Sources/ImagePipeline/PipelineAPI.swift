@@ -10,11 +10,16 @@ public struct SizeSpec: Hashable, Sendable, CustomStringConvertible {
 
     public init(mode: ResizeMode) { self.mode = mode }
 
-    /// Parses URL text ("480" or "240x240"); nil for anything else.
-    public init?(parsing text: String) { return nil }
+    /// Parses URL text ("480" or "240x240"); nil for anything else: signs, spaces, leading
+    /// zeros, zero, more than 5 digits per number. Whether the size is allowed is checked by
+    /// `ImagePipeline.render` against `PipelineConfiguration.allowedSizes`.
+    public init?(parsing text: String) {
+        guard let mode = SizeSpec.parse(text) else { return nil }
+        self.mode = mode
+    }
 
     /// The URL and cache-key text ("480", "240x240").
-    public var description: String { "" }
+    public var description: String { SizeSpec.text(of: mode) }
 }
 
 /// Tunables of the pipeline; every one has a default.
@@ -23,6 +28,38 @@ public struct PipelineConfiguration: Sendable {
     public var cacheDirectory: String
     /// Local files may only be read inside this folder (file:// URLs elsewhere are refused).
     public var libraryRoot: String
+    /// Quality 1...100 of rendered JPEGs (always 4:2:0). Default 82.
+    public var jpegQuality: Int = 82
+    /// Factor by which the reduced-scale decode must exceed the resampled size. Default
+    /// `Thumbnailer.defaultHeadroom`.
+    public var decodeHeadroom: Double = Thumbnailer.defaultHeadroom
+    /// Bound on the disk cache of originals, in bytes. Default 1 GiB.
+    public var diskCacheBytes: Int = 1 << 30
+    /// Eviction brings the disk cache down to this fraction of `diskCacheBytes`. Default 0.9.
+    public var diskCacheLowWater: Double = 0.9
+    /// Budget of the in-memory cache of encoded renders, in bytes. Default 64 MiB.
+    public var renderCacheBytes: Int = 64 << 20
+    /// Sizes `render` accepts; anything else is `.sizeNotAllowed`. Default `SizeSpec.defaultAllowed`.
+    public var allowedSizes: Set<SizeSpec> = SizeSpec.defaultAllowed
+    /// Longest wait for an origin to connect or send the next bytes, in seconds. Default 5.
+    public var connectTimeout: Double = 5
+    /// Longest time for one whole origin transfer, in seconds. Default 30.
+    public var totalTimeout: Double = 30
+    /// Largest original accepted from an origin or the library, in bytes. Default 64 MiB.
+    public var maxOriginBytes: Int = 64 << 20
+    /// Redirects followed per origin request. Default 5.
+    public var maxRedirects: Int = 5
+    /// Renders (decode + resample + encode) running at once. Default 2 × CPU cores.
+    public var maxConcurrentRenders: Int = 2 * ProcessInfo.processInfo.activeProcessorCount
+    /// Renders allowed to wait for a slot; more are refused with `.overloaded`. Default 2 × cores.
+    public var renderQueueLength: Int = 2 * ProcessInfo.processInfo.activeProcessorCount
+    /// Pixel, dimension and byte bounds for decoding originals.
+    public var decodeLimits: DecodeLimits = .default
+    /// Where the pipeline's log lines go (one line per call). Default: standard error.
+    public var log: @Sendable (String) -> Void = { line in
+        FileHandle.standardError.write(Data(("image-pipeline: " + line + "\n").utf8))
+    }
+
     public init(cacheDirectory: String, libraryRoot: String) {
         self.cacheDirectory = cacheDirectory
         self.libraryRoot = libraryRoot
@@ -35,11 +72,15 @@ public struct RenderedImage: Sendable {
     public var contentType: String
     public var width: Int
     public var height: Int
-    public init(bytes: [UInt8], contentType: String, width: Int, height: Int) {
+    /// Strong HTTP validator, quoted: content version and size ("\"3f2a9c01b7de-480\"");
+    /// empty when the image did not come from the pipeline.
+    public var etag: String
+    public init(bytes: [UInt8], contentType: String, width: Int, height: Int, etag: String = "") {
         self.bytes = bytes
         self.contentType = contentType
         self.width = width
         self.height = height
+        self.etag = etag
     }
 }
 
@@ -70,35 +111,65 @@ public enum PipelineError: Error, Sendable, Equatable {
     case sourceNotAllowed(String)
 }
 
+extension PipelineError: CustomStringConvertible {
+    /// One log line: the kind and the detail ("origin failed: http://…: status 404").
+    public var description: String {
+        switch self {
+        case .sizeNotAllowed(let s): return "size not allowed: \(s)"
+        case .originFailed(let s): return "origin failed: \(s)"
+        case .originTimedOut(let s): return "origin timed out: \(s)"
+        case .notAnImage(let s): return "not an image: \(s)"
+        case .undecodable(let s): return "undecodable: \(s)"
+        case .overloaded: return "overloaded: too many renders queued"
+        case .sourceNotAllowed(let s): return "source not allowed: \(s)"
+        }
+    }
+}
+
 /// Fetches originals once, renders sizes once, caches each in its own lane.
+///
+/// Thread-safe: FastCGI worker threads call it concurrently. Identical fetches and renders
+/// in flight are coalesced; renders beyond the concurrency limit queue briefly, then are
+/// refused with `.overloaded`.
 public final class ImagePipeline: Sendable {
     public let configuration: PipelineConfiguration
+    let engine: PipelineEngine
 
     public init(configuration: PipelineConfiguration) throws {
         self.configuration = configuration
+        self.engine = PipelineEngine(configuration)
     }
 
     /// The image at `url` (file:// inside the library root, or http(s)://) rendered to `spec`.
     public func render(url: String, spec: SizeSpec) throws(PipelineError) -> RenderedImage {
-        throw .originFailed("not built yet")
+        try engine.counted { () throws(PipelineError) in
+            try engine.render(url: url, spec: spec)
+        }
     }
 
     /// The original bytes of `url`, fetched once and kept in the disk cache.
     public func original(url: String) throws(PipelineError) -> OriginalImage {
-        throw .originFailed("not built yet")
+        try engine.counted { () throws(PipelineError) in
+            let o = try engine.original(try engine.source(url))
+            return OriginalImage(bytes: o.bytes, contentType: o.format.mimeType)
+        }
     }
 
     /// Content version: the first 12 hex digits of SHA-256 of the original bytes. Local files
     /// are hashed once and remembered by path, size and mtime.
     public func version(url: String) throws(PipelineError) -> String {
-        throw .originFailed("not built yet")
+        try engine.counted { () throws(PipelineError) in
+            try engine.version(try engine.source(url)).version
+        }
     }
 
     /// Header facts of the original (size, orientation, EXIF) for detail pages.
     public func info(url: String) throws(PipelineError) -> ImageInfo {
-        throw .originFailed("not built yet")
+        try engine.counted { () throws(PipelineError) in
+            try engine.info(url: url)
+        }
     }
 
     /// Counters and histograms in Prometheus text format.
-    public func metricsText() -> String { "" }
+    public func metricsText() -> String { engine.metrics.text() }
 }

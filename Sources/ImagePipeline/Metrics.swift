@@ -1,0 +1,107 @@
+import Synchronization
+
+/// Counters and the decode-time histogram of one pipeline, rendered as Prometheus text.
+/// One uncontended lock per count is far below the cost of a render, so plain locks suffice.
+final class PipelineMetrics: Sendable {
+    enum Counter: Int, CaseIterable {
+        case requests, renderHits, renderMisses, diskHits, diskMisses
+        case originFetches, originBytes, coalescedWaits, renders, passthroughs, overloaded, diskWriteFailures
+
+        var name: String {
+            switch self {
+            case .requests: return "pipeline_requests_total"
+            case .renderHits: return "pipeline_render_cache_hits_total"
+            case .renderMisses: return "pipeline_render_cache_misses_total"
+            case .diskHits: return "pipeline_disk_cache_hits_total"
+            case .diskMisses: return "pipeline_disk_cache_misses_total"
+            case .originFetches: return "pipeline_origin_fetches_total"
+            case .originBytes: return "pipeline_origin_bytes_total"
+            case .coalescedWaits: return "pipeline_coalesced_waits_total"
+            case .renders: return "pipeline_renders_total"
+            case .passthroughs: return "pipeline_passthrough_total"
+            case .overloaded: return "pipeline_overloaded_total"
+            case .diskWriteFailures: return "pipeline_disk_write_failures_total"
+            }
+        }
+
+        var help: String {
+            switch self {
+            case .requests: return "Render requests received."
+            case .renderHits: return "Renders served from the in-memory render cache."
+            case .renderMisses: return "Renders not found in the render cache."
+            case .diskHits: return "Originals read from the disk cache."
+            case .diskMisses: return "Originals not in the disk cache."
+            case .originFetches: return "Requests sent to remote origins."
+            case .originBytes: return "Bytes received from remote origins."
+            case .coalescedWaits: return "Callers that waited for an identical fetch or render in flight."
+            case .renders: return "Images decoded and encoded."
+            case .passthroughs: return "Renders answered with the original bytes."
+            case .overloaded: return "Renders refused because the render queue was full."
+            case .diskWriteFailures: return "Originals that could not be written to the disk cache."
+            }
+        }
+    }
+
+    /// Upper bounds of the decode-time buckets, in seconds.
+    static let decodeBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+
+    private let counters = Mutex<[Int]>([Int](repeating: 0, count: Counter.allCases.count))
+    private let errors = Mutex<[String: Int]>([:])
+    private let histogram = Mutex<(buckets: [Int], count: Int, sum: Double)>(([Int](repeating: 0, count: PipelineMetrics.decodeBuckets.count), 0, 0))
+
+    init() {}
+
+    func add(_ counter: Counter, _ n: Int = 1) {
+        counters.withLock { $0[counter.rawValue] += n }
+    }
+
+    func value(_ counter: Counter) -> Int {
+        counters.withLock { $0[counter.rawValue] }
+    }
+
+    func error(_ error: PipelineError) {
+        errors.withLock { $0[error.kind, default: 0] += 1 }
+    }
+
+    func observeDecode(seconds: Double) {
+        histogram.withLock { h in
+            for (i, bound) in PipelineMetrics.decodeBuckets.enumerated() where seconds <= bound { h.buckets[i] += 1 }
+            h.count += 1
+            h.sum += seconds
+        }
+    }
+
+    /// Prometheus text exposition format, version 0.0.4.
+    func text() -> String {
+        var out = ""
+        for c in Counter.allCases {
+            out += "# HELP \(c.name) \(c.help)\n# TYPE \(c.name) counter\n\(c.name) \(value(c))\n"
+        }
+        out += "# HELP pipeline_errors_total Failed requests by kind.\n# TYPE pipeline_errors_total counter\n"
+        for (kind, n) in errors.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            out += "pipeline_errors_total{kind=\"\(kind)\"} \(n)\n"
+        }
+        let h = histogram.withLock { $0 }
+        out += "# HELP pipeline_decode_seconds Time to decode one original at its reduced scale.\n# TYPE pipeline_decode_seconds histogram\n"
+        for (i, bound) in PipelineMetrics.decodeBuckets.enumerated() {
+            out += "pipeline_decode_seconds_bucket{le=\"\(bound)\"} \(h.buckets[i])\n"
+        }
+        out += "pipeline_decode_seconds_bucket{le=\"+Inf\"} \(h.count)\npipeline_decode_seconds_sum \(h.sum)\npipeline_decode_seconds_count \(h.count)\n"
+        return out
+    }
+}
+
+extension PipelineError {
+    /// A short label for metrics and logs.
+    public var kind: String {
+        switch self {
+        case .sizeNotAllowed: return "size_not_allowed"
+        case .originFailed: return "origin_failed"
+        case .originTimedOut: return "origin_timed_out"
+        case .notAnImage: return "not_an_image"
+        case .undecodable: return "undecodable"
+        case .overloaded: return "overloaded"
+        case .sourceNotAllowed: return "source_not_allowed"
+        }
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+import ImageCodec
+import Synchronization
+
+/// Where an original lives.
+enum Source: Sendable {
+    /// A file inside the library root (real path).
+    case local(String)
+    /// An http(s) origin.
+    case remote(URL)
+}
+
+/// Original bytes with the facts the rest of the pipeline needs.
+struct Original: Sendable {
+    var bytes: [UInt8]
+    var format: ImageFormat
+    /// First 12 hex digits of SHA-256 of `bytes`.
+    var version: String
+    /// True when the bytes came from the disk cache (so a decode failure may mean corruption).
+    var fromDiskCache: Bool
+}
+
+/// The request flow behind `ImagePipeline`: versions, the two caches, coalescing, admission
+/// control and the thumbnailer, wired as in DESIGN.md ("One request for a sized image").
+final class PipelineEngine: Sendable {
+    let configuration: PipelineConfiguration
+    let metrics = PipelineMetrics()
+    let renderCache: RenderCache
+    let disk: DiskDataCache
+    let fetcher: OriginFetcher
+    let limiter: RenderLimiter
+    private let fetches: Coalescer<String, Original>
+    private let renders: Coalescer<String, RenderedImage>
+    /// Local files: version by (path, size, mtime).
+    private let localVersions = Mutex<[String: (LocalSource.Stamp, String)]>([:])
+    /// Remote URLs: version of the bytes fetched (or found on disk).
+    private let remoteVersions = Mutex<[String: String]>([:])
+    /// Probed headers by url|version, for detail pages.
+    private let infos = Mutex<[String: ImageInfo]>([:])
+    private static let maxRemembered = 100_000
+
+    init(_ configuration: PipelineConfiguration) {
+        self.configuration = configuration
+        renderCache = RenderCache(capacity: configuration.renderCacheBytes)
+        disk = DiskDataCache(directory: configuration.cacheDirectory, maxBytes: configuration.diskCacheBytes,
+                             lowWaterFraction: configuration.diskCacheLowWater, log: configuration.log)
+        fetcher = OriginFetcher(connectTimeout: configuration.connectTimeout, totalTimeout: configuration.totalTimeout,
+                                maxBytes: configuration.maxOriginBytes, maxRedirects: configuration.maxRedirects)
+        limiter = RenderLimiter(maxActive: configuration.maxConcurrentRenders, maxQueued: configuration.renderQueueLength)
+        let m = metrics
+        fetches = Coalescer(onWait: { m.add(.coalescedWaits) })
+        renders = Coalescer(onWait: { m.add(.coalescedWaits) })
+    }
+
+    /// Runs a public call, counting its error by kind.
+    func counted<T>(_ body: () throws(PipelineError) -> T) throws(PipelineError) -> T {
+        do {
+            return try body()
+        } catch {
+            metrics.error(error)
+            if error == .overloaded { metrics.add(.overloaded) }
+            throw error
+        }
+    }
+
+    func source(_ text: String) throws(PipelineError) -> Source {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
+            throw .sourceNotAllowed("\(text) is not a URL")
+        }
+        switch scheme {
+        case "file": return .local(try LocalSource.resolve(url, root: configuration.libraryRoot))
+        case "http", "https":
+            guard url.host != nil else { throw .sourceNotAllowed("\(text) has no host") }
+            return .remote(url)
+        default: throw .sourceNotAllowed("scheme \(scheme) is not served")
+        }
+    }
+
+    static func version(of bytes: [UInt8]) -> String {
+        String(SHA256.hex(bytes).prefix(12))
+    }
+
+    /// The content version, and the original when finding the version meant reading it.
+    func version(_ source: Source) throws(PipelineError) -> (version: String, original: Original?) {
+        switch source {
+        case .local(let path):
+            let stamp = try LocalSource.stamp(path)
+            if let (known, version) = localVersions.withLock({ $0[path] }), known == stamp { return (version, nil) }
+            let original = try readLocal(path)
+            return (original.version, original)
+        case .remote(let url):
+            if let v = remoteVersions.withLock({ $0[url.absoluteString] }) { return (v, nil) }
+            let original = try self.original(source)
+            return (original.version, original)
+        }
+    }
+
+    func original(_ source: Source) throws(PipelineError) -> Original {
+        switch source {
+        case .local(let path): return try readLocal(path)
+        case .remote(let url): return try fetchRemote(url)
+        }
+    }
+
+    private func readLocal(_ path: String) throws(PipelineError) -> Original {
+        let before = try LocalSource.stamp(path)
+        let bytes = try LocalSource.read(path, maxBytes: configuration.maxOriginBytes)
+        guard let format = ImageFormat.sniff(bytes) else { throw .notAnImage("\(path) is not a JPEG or PNG") }
+        let version = Self.version(of: bytes)
+        // Remember only when the file did not change while it was read.
+        if let after = try? LocalSource.stamp(path), after == before, after.size == bytes.count {
+            localVersions.withLock { table in
+                if table.count >= Self.maxRemembered { table.removeAll() }
+                table[path] = (after, version)
+            }
+        }
+        return Original(bytes: bytes, format: format, version: version, fromDiskCache: false)
+    }
+
+    /// Disk cache, else one download per URL in this process (coalesced) and across processes
+    /// (entry lock), validated and stored atomically.
+    private func fetchRemote(_ url: URL) throws(PipelineError) -> Original {
+        let key = url.absoluteString
+        let original = try fetches.run(key) { () throws(PipelineError) -> Original in
+            if let hit = fromDisk(key) { return hit }
+            metrics.add(.diskMisses)
+            return try disk.withEntryLock(key) { () throws(PipelineError) -> Original in
+                // Another worker process may have fetched it while this one waited for the lock.
+                if let hit = fromDisk(key) { return hit }
+                metrics.add(.originFetches)
+                let fetched = try fetcher.fetch(url)
+                metrics.add(.originBytes, fetched.bytes.count)
+                let version = Self.version(of: fetched.bytes)
+                let meta = DiskDataCache.Metadata(url: key, length: fetched.bytes.count, contentType: fetched.format.mimeType,
+                                                  version: version, etag: fetched.etag, lastModified: fetched.lastModified,
+                                                  fetchedAt: Date().timeIntervalSince1970)
+                if !disk.write(fetched.bytes, metadata: meta) { metrics.add(.diskWriteFailures) }
+                return Original(bytes: fetched.bytes, format: fetched.format, version: version, fromDiskCache: false)
+            }
+        }
+        remoteVersions.withLock { table in
+            if table.count >= Self.maxRemembered { table.removeAll() }
+            table[key] = original.version
+        }
+        return original
+    }
+
+    private func fromDisk(_ key: String) -> Original? {
+        guard let (bytes, meta) = disk.read(key) else { return nil }
+        guard let format = ImageFormat.sniff(bytes) else {
+            disk.remove(key, reason: "not an image")
+            return nil
+        }
+        metrics.add(.diskHits)
+        return Original(bytes: bytes, format: format, version: meta.version, fromDiskCache: true)
+    }
+
+    func render(url: String, spec: SizeSpec) throws(PipelineError) -> RenderedImage {
+        metrics.add(.requests)
+        guard configuration.allowedSizes.contains(spec) else { throw .sizeNotAllowed(spec.description) }
+        let source = try self.source(url)
+        let (version, preloaded) = try self.version(source)
+        let key = RenderCache.key(url: url, version: version, spec: spec)
+        if let hit = renderCache.get(key) {
+            metrics.add(.renderHits)
+            return hit
+        }
+        metrics.add(.renderMisses)
+        return try renders.run(key) { () throws(PipelineError) -> RenderedImage in
+            if let hit = renderCache.get(key) { return hit }
+            let (image, actualVersion) = try renderFresh(source, spec: spec, preloaded: preloaded)
+            renderCache.put(RenderCache.key(url: url, version: actualVersion, spec: spec), image)
+            return image
+        }
+    }
+
+    /// Decodes and encodes one size; returns it with the version of the bytes it was made
+    /// from. The original is loaded before a render slot is taken, so a slow origin never
+    /// holds one. A disk-cached original that fails to decode is taken to be damaged: it is
+    /// dropped and fetched again, once.
+    private func renderFresh(_ source: Source, spec: SizeSpec, preloaded: Original?) throws(PipelineError) -> (RenderedImage, String) {
+        var original: Original
+        if let preloaded { original = preloaded } else { original = try self.original(source) }
+        do {
+            let current = original
+            return (try limiter.run { () throws(PipelineError) in try thumbnail(current, spec: spec) }, original.version)
+        } catch let error where original.fromDiskCache && (error.kind == "undecodable" || error.kind == "not_an_image") {
+            if case .remote(let remote) = source {
+                disk.remove(remote.absoluteString, reason: "cached original does not decode (\(error))")
+                remoteVersions.withLock { _ = $0.removeValue(forKey: remote.absoluteString) }
+            }
+            original = try self.original(source)
+            let current = original
+            return (try limiter.run { () throws(PipelineError) in try thumbnail(current, spec: spec) }, original.version)
+        }
+    }
+
+    private func thumbnail(_ original: Original, spec: SizeSpec) throws(PipelineError) -> RenderedImage {
+        let options = ThumbnailOptions(jpegQuality: configuration.jpegQuality, decodeHeadroom: configuration.decodeHeadroom,
+                                       limits: configuration.decodeLimits)
+        let t = try Thumbnailer.render(original.bytes, mode: spec.mode, options: options)
+        if t.passthrough {
+            metrics.add(.passthroughs)
+        } else {
+            metrics.add(.renders)
+            metrics.observeDecode(seconds: t.decodeSeconds)
+        }
+        var image = t.image
+        image.etag = "\"\(original.version)-\(spec)\""
+        return image
+    }
+
+    func info(url: String) throws(PipelineError) -> ImageInfo {
+        let source = try self.source(url)
+        let (version, preloaded) = try self.version(source)
+        let key = "\(url)|\(version)"
+        if let known = infos.withLock({ $0[key] }) { return known }
+        let original: Original
+        if let preloaded { original = preloaded } else { original = try self.original(source) }
+        let info = try Thumbnailer.codec { try ImageCodec.probe(original.bytes, limits: configuration.decodeLimits) }
+        infos.withLock { table in
+            if table.count >= 10_000 { table.removeAll() }
+            table[key] = info
+        }
+        return info
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+@testable import ImagePipeline
+
+@Suite(.serialized) struct DiskCacheTests {
+    let jpeg: [UInt8]
+
+    init() throws {
+        jpeg = try fixtureBytes("jpeg/generated/orient_1.jpg")
+    }
+
+    @Test func restartUsesTheDiskAndFetchesNothing() throws {
+        let origin = try TestOrigin()
+        origin.set("/r.jpg", .ok(jpeg, "image/jpeg"))
+        let dir = makeTempDir("restart")
+        do {
+            let first = try ImagePipeline(configuration: testConfiguration(cacheDir: dir))
+            _ = try first.original(url: origin.url("/r.jpg"))
+        }
+        #expect(origin.count("/r.jpg") == 1)
+        let second = try ImagePipeline(configuration: testConfiguration(cacheDir: dir))
+        #expect(try second.original(url: origin.url("/r.jpg")).bytes == jpeg)
+        #expect(try second.version(url: origin.url("/r.jpg")) == String(SHA256.hex(jpeg).prefix(12)))
+        #expect(origin.count("/r.jpg") == 1)
+        #expect(second.metricsText().contains("pipeline_disk_cache_hits_total 1\n"))
+        let metaURL = URL(fileURLWithPath: dir + "/" + DiskDataCache.key(origin.url("/r.jpg")) + ".json")
+        let meta = try JSONDecoder().decode(DiskDataCache.Metadata.self, from: Data(contentsOf: metaURL))
+        #expect(meta.url == origin.url("/r.jpg"))
+        #expect(meta.length == jpeg.count)
+        #expect(meta.contentType == "image/jpeg")
+        #expect(meta.etag == "\"t1\"")
+    }
+
+    @Test func truncatedAndCorruptedEntriesAreFetchedAgain() throws {
+        let origin = try TestOrigin()
+        origin.set("/c.jpg", .ok(jpeg, "image/jpeg"))
+        let dir = makeTempDir("corrupt")
+        let url = origin.url("/c.jpg")
+        let dataPath = dir + "/" + DiskDataCache.key(url)
+        _ = try ImagePipeline(configuration: testConfiguration(cacheDir: dir)).original(url: url)
+
+        // Truncated: length no longer matches the metadata.
+        try Data(jpeg.prefix(500)).write(to: URL(fileURLWithPath: dataPath))
+        let log = LogSink()
+        #expect(try ImagePipeline(configuration: testConfiguration(cacheDir: dir, log: log)).original(url: url).bytes == jpeg)
+        #expect(origin.count("/c.jpg") == 2)
+        #expect(log.all.contains { $0.contains("length does not match") })
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dataPath)) == Data(jpeg))
+
+        // Same length, garbage bytes: not an image any more.
+        try Data(repeating: 0x42, count: jpeg.count).write(to: URL(fileURLWithPath: dataPath))
+        #expect(try ImagePipeline(configuration: testConfiguration(cacheDir: dir)).original(url: url).bytes == jpeg)
+        #expect(origin.count("/c.jpg") == 3)
+
+        // Metadata gone: the orphan data is dropped and fetched again.
+        try FileManager.default.removeItem(atPath: dataPath + ".json")
+        #expect(try ImagePipeline(configuration: testConfiguration(cacheDir: dir)).original(url: url).bytes == jpeg)
+        #expect(origin.count("/c.jpg") == 4)
+    }
+
+    @Test func evictionKeepsTheBoundAndDropsTheLeastRecentlyUsed() throws {
+        let dir = makeTempDir("evict")
+        let cache = DiskDataCache(directory: dir, maxBytes: 10_000, lowWaterFraction: 0.9, log: { _ in })
+        func meta(_ url: String, _ n: Int) -> DiskDataCache.Metadata {
+            DiskDataCache.Metadata(url: url, length: n, contentType: "image/jpeg", version: "v", etag: nil, lastModified: nil, fetchedAt: 0)
+        }
+        let payload = [UInt8](repeating: 7, count: 2000)
+        for i in 0..<4 {
+            #expect(cache.write(payload, metadata: meta("u\(i)", payload.count)))
+            // mtime is the LRU clock: keep the order unambiguous.
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        #expect(cache.read("u0") != nil)   // u0 becomes the most recently used
+        Thread.sleep(forTimeInterval: 0.02)
+        #expect(cache.write(payload, metadata: meta("u4", payload.count)))
+        #expect(cache.totalBytes <= 9_000)
+        #expect(cache.read("u1") == nil, "least recently used goes first")
+        #expect(cache.read("u0") != nil)
+        #expect(cache.read("u4") != nil)
+        #expect(cachedDataFiles(dir).count == 4)
+        Thread.sleep(forTimeInterval: 0.02)
+        #expect(cache.write(payload, metadata: meta("u5", payload.count)))
+        #expect(cache.read("u2") == nil, "next least recently used")
+        #expect(cache.read("u0") != nil)
+        #expect(cachedDataFiles(dir).count == 4)
+        #expect(cache.totalBytes <= 10_000)
+        // A new process sees the same total.
+        let again = DiskDataCache(directory: dir, maxBytes: 10_000, lowWaterFraction: 0.9, log: { _ in })
+        #expect(again.totalBytes == cache.totalBytes)
+    }
+
+    @Test func unwritableCacheStillServes() throws {
+        let origin = try TestOrigin()
+        origin.set("/ro.jpg", .ok(jpeg, "image/jpeg"))
+        // A folder below a regular file can never be created, even by root.
+        let blocker = makeTempDir("ro") + "/file"
+        FileManager.default.createFile(atPath: blocker, contents: Data([1]))
+        let log = LogSink()
+        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: blocker + "/cache", log: log))
+        #expect(try pipeline.original(url: origin.url("/ro.jpg")).bytes == jpeg)
+        #expect(log.all.contains { $0.contains("uncached") })
+        #expect(pipeline.metricsText().contains("pipeline_disk_write_failures_total 1\n"))
+    }
+
+    @Test func twoPipelinesOnOneFolderDownloadOnce() throws {
+        let origin = try TestOrigin()
+        origin.set("/two.jpg", .ok(jpeg, "image/jpeg"), delay: 0.5)
+        let dir = makeTempDir("two")
+        let a = try ImagePipeline(configuration: testConfiguration(cacheDir: dir))
+        let b = try ImagePipeline(configuration: testConfiguration(cacheDir: dir))
+        let results = Collector<Bool>()
+        runConcurrently(6) { i in
+            let p = i % 2 == 0 ? a : b
+            results.add((try? p.original(url: origin.url("/two.jpg")).bytes) == jpeg)
+        }
+        #expect(results.all.allSatisfy { $0 })
+        #expect(origin.count("/two.jpg") == 1, "the entry lock (flock) keeps the download single")
+    }
+}
