@@ -1,3 +1,122 @@
+import FastCGI
+import Foundation
+import Gallery
+import ImagePipeline
+
+/// `gallery serve`: reads flags (and GALLERY_* environment variables), builds the pipeline and
+/// the web app, and runs the FastCGI server until SIGTERM.
 enum ServeCommand {
-    static func run(_ args: [String]) -> Int32 { 1 }
+    static func run(_ args: [String]) -> Int32 {
+        FastCGIServer.blockStopSignals()
+        let options: ServeOptions
+        do { options = try ServeOptions.parse(args, environment: ProcessInfo.processInfo.environment) } catch {
+            printError("gallery: \(error)\n\(usageText)")
+            return 2
+        }
+        let logger = LineLogger(path: options.logFile)
+        let log: @Sendable (String) -> Void = { logger.write($0) }
+        do {
+            try FileManager.default.createDirectory(atPath: options.cacheDirectory, withIntermediateDirectories: true)
+            var pipelineConfiguration = PipelineConfiguration(cacheDirectory: options.cacheDirectory, libraryRoot: options.root)
+            pipelineConfiguration.log = { log("image-pipeline: " + $0) }
+            let pipeline = try ImagePipeline(configuration: pipelineConfiguration)
+            let app = try GalleryApp(configuration: GalleryConfiguration(
+                libraryRoot: options.root, templatesDirectory: options.templates, publicDirectory: options.publicDirectory,
+                siteTitle: options.title, rescanInterval: options.rescanSeconds), pipeline: pipeline, log: log)
+            log("gallery: library \(options.root): \(app.catalog.albums.count) albums, \(app.catalog.items.count) items")
+            let server = FastCGIServer(configuration: FastCGIConfiguration(address: options.address, threads: options.threads),
+                                       handler: app, log: log)
+            return server.run()
+        } catch {
+            log("gallery: cannot start: \(error)")
+            return 1
+        }
+    }
+}
+
+/// Flags of `gallery serve`; each has a GALLERY_* environment fallback.
+struct ServeOptions {
+    var root: String
+    var address: FastCGIListenAddress = .inherited
+    var threads = FastCGIConfiguration.defaultThreads
+    var cacheDirectory: String
+    var templates: String
+    var publicDirectory: String
+    var title = "Gallery"
+    var logFile: String?
+    var rescanSeconds = 3.0
+
+    struct Problem: Error, CustomStringConvertible { var description: String }
+
+    static func parse(_ args: [String], environment env: [String: String]) throws -> ServeOptions {
+        var values: [String: String] = [:]
+        var rest = args[...]
+        let known = ["--root", "--socket", "--listen", "--threads", "--cache-dir", "--templates", "--public", "--title", "--log", "--rescan"]
+        while let flag = rest.popFirst() {
+            guard known.contains(flag) else { throw Problem(description: "unknown option \(flag)") }
+            guard let value = rest.popFirst() else { throw Problem(description: "\(flag) needs a value") }
+            values[flag] = value
+        }
+        func pick(_ flag: String, _ variable: String) -> String? { values[flag] ?? env[variable].flatMap { $0.isEmpty ? nil : $0 } }
+
+        guard let root = pick("--root", "GALLERY_ROOT") else { throw Problem(description: "--root DIR is required") }
+        let base = resourceBase()
+        var options = ServeOptions(
+            root: absolute(root),
+            cacheDirectory: absolute(pick("--cache-dir", "GALLERY_CACHE_DIR") ?? NSTemporaryDirectory() + "gallery-cache"),
+            templates: absolute(pick("--templates", "GALLERY_TEMPLATES") ?? base + "/templates"),
+            publicDirectory: absolute(pick("--public", "GALLERY_PUBLIC") ?? base + "/public"))
+        if let socket = pick("--socket", "GALLERY_SOCKET") { options.address = .unixSocket(absolute(socket)) }
+        if let listen = pick("--listen", "GALLERY_LISTEN") {
+            guard listen.contains(":") else { throw Problem(description: "--listen wants HOST:PORT or :PORT") }
+            options.address = .tcp(listen)
+        }
+        if let t = pick("--threads", "GALLERY_THREADS") {
+            guard let n = Int(t), n >= 1, n <= 1024 else { throw Problem(description: "--threads wants 1...1024") }
+            options.threads = n
+        }
+        if let r = pick("--rescan", "GALLERY_RESCAN_SECONDS") {
+            guard let s = Double(r), s > 0 else { throw Problem(description: "--rescan wants seconds > 0") }
+            options.rescanSeconds = s
+        }
+        options.title = pick("--title", "GALLERY_TITLE") ?? options.title
+        options.logFile = pick("--log", "GALLERY_LOG")
+        return options
+    }
+
+    private static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    /// The repository (or install prefix) holding templates/ and public/: the current folder
+    /// when it has templates/, else the folder above the binary's .build/ tree.
+    private static func resourceBase() -> String {
+        let cwd = FileManager.default.currentDirectoryPath
+        if FileManager.default.fileExists(atPath: cwd + "/templates") { return cwd }
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<5 {
+            if FileManager.default.fileExists(atPath: url.path + "/templates") { return url.path }
+            url = url.deletingLastPathComponent()
+        }
+        return cwd
+    }
+}
+
+/// Appends timestamped lines to a file (or stderr), one write(2) per line so threads never interleave.
+final class LineLogger: Sendable {
+    private let fd: Int32
+
+    init(path: String?) {
+        if let path, case let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644), fd >= 0 {
+            self.fd = fd
+        } else {
+            fd = 2
+        }
+    }
+
+    func write(_ message: String) {
+        let stamp = ISO8601DateFormatter().string(from: Date())
+        let bytes = Array("\(stamp) [\(getpid())] \(message)\n".utf8)
+        _ = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+    }
 }

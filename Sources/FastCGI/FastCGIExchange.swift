@@ -1,0 +1,72 @@
+import CFastCGI
+
+/// Reads one accepted request from libfcgi's streams and writes the handler's answer back.
+struct FastCGIExchange {
+    let request: UnsafeMutablePointer<FCGX_Request>
+    let maxBodyBytes: Int
+
+    func serve(with handler: any FastCGIHandler) {
+        let params = readParams()
+        let declared = Int(params["CONTENT_LENGTH"] ?? "") ?? 0
+        let response: FastCGIResponse
+        if declared > maxBodyBytes {
+            response = FastCGIResponse(status: 413, headers: [("Content-Type", "text/plain; charset=utf-8")],
+                                       body: Array("Request body too large\n".utf8))
+        } else {
+            let body = declared > 0 ? readBody(upTo: declared) : []
+            response = handler.handle(FastCGIRequest(params: params, body: body))
+        }
+        write(response)
+    }
+
+    private func readParams() -> [String: String] {
+        var params: [String: String] = [:]
+        guard var cursor = request.pointee.envp else { return params }
+        while let entry = cursor.pointee {
+            let text = String(cString: entry)
+            if let eq = text.firstIndex(of: "=") {
+                params[String(text[..<eq])] = String(text[text.index(after: eq)...])
+            }
+            cursor += 1
+        }
+        return params
+    }
+
+    private func readBody(upTo count: Int) -> [UInt8] {
+        guard let input = request.pointee.in else { return [] }
+        var body = [UInt8](repeating: 0, count: count)
+        let got = body.withUnsafeMutableBufferPointer { buf -> Int in
+            var total = 0
+            while total < count {
+                let n = buf.baseAddress!.advanced(by: total).withMemoryRebound(to: CChar.self, capacity: count - total) {
+                    FCGX_GetStr($0, Int32(count - total), input)
+                }
+                if n <= 0 { break }
+                total += Int(n)
+            }
+            return total
+        }
+        body.removeSubrange(got...)
+        return body
+    }
+
+    private func write(_ response: FastCGIResponse) {
+        guard let out = request.pointee.out else { return }
+        put(response.encodedHead(), to: out)
+        if !response.omitBody { put(response.body, to: out) }
+    }
+
+    private func put(_ bytes: [UInt8], to stream: UnsafeMutablePointer<FCGX_Stream>) {
+        bytes.withUnsafeBufferPointer { buf in
+            guard let base = buf.baseAddress else { return }
+            var offset = 0
+            // FCGX_PutStr takes an Int32 length: write large bodies in bounded pieces.
+            while offset < buf.count {
+                let n = min(buf.count - offset, 1 << 20)
+                let wrote = (base + offset).withMemoryRebound(to: CChar.self, capacity: n) { FCGX_PutStr($0, Int32(n), stream) }
+                if wrote != Int32(n) { return }
+                offset += n
+            }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+/// What a handler answers: status, headers and body bytes. The writer adds Content-Length.
+public struct FastCGIResponse: Sendable {
+    /// HTTP status code (200, 404, ...).
+    public var status: Int
+    /// Header lines in order; names as they should appear. Do not set Content-Length or Status.
+    public var headers: [(name: String, value: String)]
+    /// The body. For HEAD requests set `omitBody`: Content-Length still tells its size.
+    public var body: [UInt8]
+    /// Send the headers (with the body's Content-Length) but not the body itself.
+    public var omitBody: Bool
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], omitBody: Bool = false) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.omitBody = omitBody
+    }
+
+    /// The first header value with `name`, case-insensitive.
+    public func header(_ name: String) -> String? {
+        let lower = name.lowercased()
+        return headers.first { $0.name.lowercased() == lower }?.value
+    }
+
+    /// The CGI response head: Status line, headers, Content-Length, blank line.
+    public func encodedHead() -> [UInt8] {
+        var head = "Status: \(status) \(FastCGIResponse.reason(for: status))\r\n"
+        for (name, value) in headers {
+            head += "\(FastCGIResponse.clean(name)): \(FastCGIResponse.clean(value))\r\n"
+        }
+        head += "Content-Length: \(body.count)\r\n\r\n"
+        return Array(head.utf8)
+    }
+
+    /// Header text never carries CR or LF (no response splitting, whatever a handler put there).
+    private static func clean(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 13 || $0 == 10 }) else { return text }
+        return String(text.map { $0 == "\r" || $0 == "\n" || $0 == "\r\n" ? " " : $0 })
+    }
+
+    /// The standard reason phrase for `status`.
+    public static func reason(for status: Int) -> String {
+        switch status {
+        case 200: return "OK"
+        case 204: return "No Content"
+        case 301: return "Moved Permanently"
+        case 302: return "Found"
+        case 304: return "Not Modified"
+        case 400: return "Bad Request"
+        case 403: return "Forbidden"
+        case 404: return "Not Found"
+        case 405: return "Method Not Allowed"
+        case 413: return "Content Too Large"
+        case 414: return "URI Too Long"
+        case 415: return "Unsupported Media Type"
+        case 422: return "Unprocessable Content"
+        case 500: return "Internal Server Error"
+        case 502: return "Bad Gateway"
+        case 503: return "Service Unavailable"
+        case 504: return "Gateway Timeout"
+        default: return "Status \(status)"
+        }
+    }
+}
+
+/// Answers requests. Called from several worker threads at once.
+public protocol FastCGIHandler: Sendable {
+    func handle(_ request: FastCGIRequest) -> FastCGIResponse
+}

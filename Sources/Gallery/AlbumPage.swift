@@ -1,0 +1,107 @@
+import FastCGI
+
+/// List pages: `/` (the root album) and `/album/<id>`: sub-albums on the first page, then a
+/// grid of square thumbnails, `pageSize` per page.
+extension GalleryApp {
+    /// How many thumbnails load eagerly: about one row on a desktop screen.
+    static let eagerThumbnails = 6
+
+    func albumPage(albumID: String, page: Int, catalog: Catalog) -> FastCGIResponse {
+        guard let album = catalog.albums[albumID] else { return errors.response(404) }
+        let pageSize = configuration.pageSize
+        let itemCount = album.itemIDs.count
+        let pages = max(1, (itemCount + pageSize - 1) / pageSize)
+        guard page <= pages else { return errors.response(404) }
+        let items = album.itemIDs[min(itemCount, (page - 1) * pageSize)..<min(itemCount, page * pageSize)]
+            .compactMap { catalog.items[$0] }
+        let subalbums = page == 1 ? album.albumIDs.compactMap { catalog.albums[$0] } : []
+        let covers = subalbums.map { catalog.coverItem(of: $0.id) }
+        let versionByID = versions(of: items + covers.compactMap { $0 })
+
+        var eagerLeft = GalleryApp.eagerThumbnails
+        func thumbnail(_ item: CatalogItem?) -> TemplateValue {
+            guard let item, let version = versionByID[item.id] else { return .null }
+            var img = ImageLinks.cover(id: item.id, version: version)
+            img["lazy"] = .bool(eagerLeft <= 0)
+            eagerLeft -= 1
+            img["placeholder"] = .optional(placeholders.color(for: item.id + version))
+            return .object(img)
+        }
+
+        let albumEntries: [TemplateValue] = zip(subalbums, covers).map { sub, cover in
+            let count = catalog.totalItemCount(of: sub.id)
+            return [
+                "url": .string(albumURL(sub.id, catalog: catalog)),
+                "title": .string(sub.title),
+                "count": .string(count == 1 ? "1 photo" : "\(count) photos"),
+                "img": thumbnail(cover),
+            ]
+        }
+        let itemEntries: [TemplateValue] = items.map { item in
+            ["url": .string("/photo/\(item.id)"), "title": .string(item.title), "caption": .optional(item.caption),
+             "img": thumbnail(item)]
+        }
+
+        var context = chrome()
+        let isRoot = albumID == catalog.rootID
+        context["pageTitle"] = .string(isRoot ? catalog.siteTitle : album.title)
+        context["breadcrumbs"] = breadcrumbs(albumID: albumID, catalog: catalog, linkLast: false)
+        context["hasCrumbs"] = .bool(!isRoot)
+        let total = catalog.totalItemCount(of: albumID)
+        context["album"] = [
+            "title": .string(album.title),
+            "caption": .optional(album.caption),
+            "isRoot": .bool(isRoot),
+            "summary": .string(summary(albums: album.albumIDs.count, photos: total)),
+        ]
+        context["albums"] = .list(albumEntries)
+        context["items"] = .list(itemEntries)
+        context["hasAlbums"] = .bool(!albumEntries.isEmpty)
+        context["hasItems"] = .bool(!itemEntries.isEmpty)
+        context["empty"] = .bool(albumEntries.isEmpty && itemEntries.isEmpty)
+        context["pagination"] = pagination(base: albumURL(albumID, catalog: catalog), page: page, pages: pages)
+        return HTTPResponses.html(200, templates.renderPage("album", context: .object(context)))
+    }
+
+    func albumURL(_ id: String, catalog: Catalog) -> String {
+        id == catalog.rootID ? "/" : "/album/\(id)"
+    }
+
+    /// Root … album, each with its URL; the last one is the current page unless `linkLast`.
+    func breadcrumbs(albumID: String, catalog: Catalog, linkLast: Bool) -> TemplateValue {
+        let chain = catalog.ancestry(of: albumID)
+        return .list(chain.enumerated().map { index, album in
+            let isLast = index == chain.count - 1 && !linkLast
+            return [
+                "title": .string(album.id == catalog.rootID ? catalog.siteTitle : album.title),
+                "url": isLast ? .null : .string(albumURL(album.id, catalog: catalog)),
+            ]
+        })
+    }
+
+    private func summary(albums: Int, photos: Int) -> String {
+        var parts: [String] = []
+        if albums > 0 { parts.append(albums == 1 ? "1 album" : "\(albums) albums") }
+        parts.append(photos == 1 ? "1 photo" : "\(photos) photos")
+        return parts.joined(separator: " · ")
+    }
+
+    /// Previous/next links and a compact list of page numbers (first, last, and two around the current).
+    private func pagination(base: String, page: Int, pages: Int) -> TemplateValue {
+        guard pages > 1 else { return .null }
+        func link(_ n: Int) -> String { n == 1 ? base : base + "?page=\(n)" }
+        var numbers: [TemplateValue] = []
+        var last = 0
+        for n in 1...pages where n == 1 || n == pages || abs(n - page) <= 2 {
+            if n - last > 1 { numbers.append(["gap": true]) }
+            numbers.append(["number": .int(n), "url": .string(link(n)), "current": .bool(n == page)])
+            last = n
+        }
+        return [
+            "page": .int(page), "pages": .int(pages),
+            "prevURL": page > 1 ? .string(link(page - 1)) : .null,
+            "nextURL": page < pages ? .string(link(page + 1)) : .null,
+            "numbers": .list(numbers),
+        ]
+    }
+}

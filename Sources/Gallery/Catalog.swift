@@ -1,0 +1,152 @@
+import Foundation
+
+/// Where an item's bytes come from.
+public enum ItemSource: Sendable, Equatable {
+    /// A file inside the library: path relative to the root, and the absolute path.
+    case file(relativePath: String, absolutePath: String)
+    /// An http(s) URL named in the manifest.
+    case remote(url: String)
+}
+
+/// One photograph.
+public struct CatalogItem: Sendable, Equatable {
+    public var id: String
+    public var albumID: String
+    /// The file name (or the last URL path segment for remote items).
+    public var fileName: String
+    public var title: String
+    public var caption: String?
+    public var source: ItemSource
+    /// Bytes on disk at scan time (nil for remote items).
+    public var fileSize: Int?
+    /// Modification time at scan time, seconds since 1970 (nil for remote items).
+    public var modified: Int?
+
+    /// The URL the image pipeline reads: file:// inside the library, or http(s)://.
+    public var sourceURL: String {
+        switch source {
+        case .file(_, let absolutePath): return "file://" + absolutePath
+        case .remote(let url): return url
+        }
+    }
+}
+
+/// One folder (or a manifest album): its albums and items, both sorted by name.
+public struct CatalogAlbum: Sendable, Equatable {
+    public var id: String
+    public var parentID: String?
+    /// Path relative to the root ("" for the root itself).
+    public var relativePath: String
+    public var title: String
+    public var caption: String?
+    public var albumIDs: [String]
+    public var itemIDs: [String]
+}
+
+/// An immutable snapshot of the library; the store swaps in a new one when the folder changes.
+public struct Catalog: Sendable {
+    public var siteTitle: String
+    public var rootID: String
+    public var albums: [String: CatalogAlbum]
+    public var items: [String: CatalogItem]
+
+    public init(siteTitle: String, rootID: String, albums: [String: CatalogAlbum], items: [String: CatalogItem]) {
+        self.siteTitle = siteTitle
+        self.rootID = rootID
+        self.albums = albums
+        self.items = items
+    }
+
+    /// An empty library (no folder yet).
+    public static func empty(siteTitle: String) -> Catalog {
+        let rootID = StableID.make("album:")
+        let root = CatalogAlbum(id: rootID, parentID: nil, relativePath: "", title: siteTitle, caption: nil, albumIDs: [], itemIDs: [])
+        return Catalog(siteTitle: siteTitle, rootID: rootID, albums: [rootID: root], items: [:])
+    }
+
+    public var root: CatalogAlbum { albums[rootID]! }
+
+    /// The album chain from the root down to `albumID` (inclusive).
+    public func ancestry(of albumID: String) -> [CatalogAlbum] {
+        var chain: [CatalogAlbum] = []
+        var cursor: String? = albumID
+        while let id = cursor, let album = albums[id], chain.count < 64 {
+            chain.append(album)
+            cursor = album.parentID
+        }
+        return chain.reversed()
+    }
+
+    /// The items before and after `itemID` in its album (nil at either end).
+    public func neighbours(of itemID: String) -> (previous: CatalogItem?, next: CatalogItem?) {
+        guard let item = items[itemID], let album = albums[item.albumID],
+              let index = album.itemIDs.firstIndex(of: itemID) else { return (nil, nil) }
+        let previous = index > 0 ? items[album.itemIDs[index - 1]] : nil
+        let next = index + 1 < album.itemIDs.count ? items[album.itemIDs[index + 1]] : nil
+        return (previous, next)
+    }
+
+    /// The first item of the album, else of its first album that has one: the album's cover.
+    public func coverItem(of albumID: String) -> CatalogItem? {
+        var queue = [albumID]
+        var seen = Set<String>()
+        while !queue.isEmpty {
+            let id = queue.removeFirst()
+            guard seen.insert(id).inserted, let album = albums[id] else { continue }
+            if let first = album.itemIDs.first, let item = items[first] { return item }
+            queue.append(contentsOf: album.albumIDs)
+        }
+        return nil
+    }
+
+    /// Items in the album and every album below it.
+    public func totalItemCount(of albumID: String) -> Int {
+        var total = 0
+        var stack = [albumID]
+        var seen = Set<String>()
+        while let id = stack.popLast() {
+            guard seen.insert(id).inserted, let album = albums[id] else { continue }
+            total += album.itemIDs.count
+            stack.append(contentsOf: album.albumIDs)
+        }
+        return total
+    }
+}
+
+/// Names and ordering shared by the scanner and the manifest.
+enum CatalogNaming {
+    /// "summer_beach-2024.jpg" -> "summer beach 2024".
+    static func title(fromFileName name: String, dropExtension: Bool) -> String {
+        var base = name
+        if dropExtension, let dot = base.lastIndex(of: "."), dot != base.startIndex {
+            base = String(base[..<dot])
+        }
+        let spaced = base.map { $0 == "_" || $0 == "-" ? " " : $0 }
+        let words = String(spaced).split(separator: " ", omittingEmptySubsequences: true)
+        let joined = words.joined(separator: " ")
+        return joined.isEmpty ? name : joined
+    }
+
+    /// Natural order: case-insensitive, runs of digits compared as numbers ("img2" < "img10").
+    static func precedes(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.lowercased().unicodeScalars), y = Array(b.lowercased().unicodeScalars)
+        var i = 0, j = 0
+        while i < x.count && j < y.count {
+            if x[i].properties.numericType != nil && x[i].isASCII && y[j].isASCII && y[j].properties.numericType != nil {
+                var ei = i, ej = j
+                while ei < x.count && x[ei].isASCII && x[ei].properties.numericType != nil { ei += 1 }
+                while ej < y.count && y[ej].isASCII && y[ej].properties.numericType != nil { ej += 1 }
+                let da = String(String.UnicodeScalarView(x[i..<ei])).drop { $0 == "0" }
+                let db = String(String.UnicodeScalarView(y[j..<ej])).drop { $0 == "0" }
+                if da.count != db.count { return da.count < db.count }
+                if da != db { return da < db }
+                i = ei; j = ej
+            } else {
+                if x[i] != y[j] { return x[i].value < y[j].value }
+                i += 1; j += 1
+            }
+        }
+        if x.count - i != y.count - j { return x.count - i < y.count - j }
+        return a < b
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Builds a `Catalog` from a folder: each subfolder an album (nested), each JPEG or PNG an
+/// item (by extension .jpg/.jpeg/.png in any case, or by its magic bytes), sorted by name.
+/// Hidden entries are skipped; a symlink is followed only when it resolves inside the root.
+public struct CatalogScanner: Sendable {
+    public var root: String
+    public var siteTitle: String
+    /// Deeper folders are ignored (guards against pathological trees).
+    public var maxDepth = 24
+    /// At most this many items are catalogued.
+    public var maxItems = 200_000
+
+    public init(root: String, siteTitle: String) {
+        self.root = root
+        self.siteTitle = siteTitle
+    }
+
+    /// What a scan found, plus a fingerprint of every entry's name, size and mtime: equal
+    /// fingerprints mean nothing changed.
+    public struct Result: Sendable {
+        public var catalog: Catalog
+        public var fingerprint: UInt64
+        /// Problems worth logging (bad manifest, unreadable folders).
+        public var warnings: [String]
+    }
+
+    public func scan() -> Result {
+        var state = ScanState()
+        guard let realRoot = CatalogScanner.realPath(root) else {
+            return Result(catalog: .empty(siteTitle: siteTitle), fingerprint: 0, warnings: ["library root \(root) not found"])
+        }
+        state.realRoot = realRoot
+        var manifest: Manifest?
+        let manifestPath = realRoot + "/" + Manifest.fileName
+        var st = stat()
+        if lstat(manifestPath, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG {
+            state.mix(Manifest.fileName, UInt64(st.st_size), UInt64(bitPattern: Int64(st.st_mtim.tv_sec)), UInt64(st.st_mtim.tv_nsec))
+            if Int(st.st_size) <= Manifest.maxBytes, let data = FileManager.default.contents(atPath: manifestPath) {
+                do { manifest = try Manifest.parse(data) } catch { state.warnings.append("gallery.json ignored: \(error)") }
+            } else {
+                state.warnings.append("gallery.json ignored: unreadable or larger than \(Manifest.maxBytes) bytes")
+            }
+        }
+        let title = manifest?.title ?? siteTitle
+        let rootID = walk(relativePath: "", parentID: nil, depth: 0, state: &state, manifest: manifest, title: title)
+        addRemoteItems(manifest?.remote ?? [], rootID: rootID, state: &state, manifest: manifest)
+        let catalog = Catalog(siteTitle: title, rootID: rootID, albums: state.albums, items: state.items)
+        return Result(catalog: catalog, fingerprint: state.fingerprint, warnings: state.warnings)
+    }
+
+    private struct ScanState {
+        var realRoot = ""
+        var albums: [String: CatalogAlbum] = [:]
+        var items: [String: CatalogItem] = [:]
+        var usedIDs = Set<String>()
+        var visitedDirs = Set<String>()
+        var warnings: [String] = []
+        var fingerprint: UInt64 = 0xcbf2_9ce4_8422_2325
+
+        mutating func mix(_ name: String, _ values: UInt64...) {
+            for b in name.utf8 { fingerprint = (fingerprint ^ UInt64(b)) &* 0x100_0000_01b3 }
+            for v in values { fingerprint = (fingerprint ^ v) &* 0x100_0000_01b3 }
+        }
+
+        /// A fresh id for `key`; on a collision the key is re-hashed with a counter.
+        mutating func uniqueID(_ key: String) -> String {
+            var id = StableID.make(key)
+            var n = 1
+            while usedIDs.contains(id) {
+                id = StableID.make(key + "#\(n)")
+                n += 1
+            }
+            usedIDs.insert(id)
+            return id
+        }
+    }
+
+    private enum EntryKind { case directory(String), image(size: Int, modified: Int), other }
+
+    /// Scans one folder; returns its album id.
+    private func walk(relativePath: String, parentID: String?, depth: Int, state: inout ScanState,
+                      manifest: Manifest?, title: String) -> String {
+        let albumID = state.uniqueID("album:" + relativePath)
+        let absolute = relativePath.isEmpty ? state.realRoot : state.realRoot + "/" + relativePath
+        var subfolders: [(name: String, real: String)] = []
+        var images: [(name: String, size: Int, modified: Int)] = []
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: absolute)) ?? []
+        if let real = CatalogScanner.realPath(absolute) { state.visitedDirs.insert(real) }
+        for name in names where !name.hasPrefix(".") && !(relativePath.isEmpty && name == Manifest.fileName) {
+            guard !name.contains("/"), name.utf8.count <= 255 else { continue }
+            switch classify(absolute + "/" + name, state: &state, name: name) {
+            case .directory(let real): subfolders.append((name, real))
+            case .image(let size, let modified): images.append((name, size, modified))
+            case .other: break
+            }
+        }
+        subfolders.sort { CatalogNaming.precedes($0.name, $1.name) }
+        images.sort { CatalogNaming.precedes($0.name, $1.name) }
+
+        var itemIDs: [String] = []
+        for image in images where state.items.count < maxItems {
+            let rel = relativePath.isEmpty ? image.name : relativePath + "/" + image.name
+            let id = state.uniqueID("item:" + rel)
+            let text = manifest?.items?[rel]
+            state.items[id] = CatalogItem(
+                id: id, albumID: albumID, fileName: image.name,
+                title: nonEmpty(text?.title) ?? CatalogNaming.title(fromFileName: image.name, dropExtension: true),
+                caption: nonEmpty(text?.caption),
+                source: .file(relativePath: rel, absolutePath: absolute + "/" + image.name), fileSize: image.size, modified: image.modified)
+            itemIDs.append(id)
+        }
+        var albumIDs: [String] = []
+        if depth < maxDepth {
+            for folder in subfolders where !state.visitedDirs.contains(folder.real) {
+                let rel = relativePath.isEmpty ? folder.name : relativePath + "/" + folder.name
+                let folderTitle = CatalogNaming.title(fromFileName: folder.name, dropExtension: false)
+                albumIDs.append(walk(relativePath: rel, parentID: albumID, depth: depth + 1, state: &state,
+                                     manifest: manifest, title: folderTitle))
+            }
+        }
+        let text = manifest?.albums?[relativePath]
+        state.albums[albumID] = CatalogAlbum(
+            id: albumID, parentID: parentID, relativePath: relativePath,
+            title: relativePath.isEmpty ? title : (nonEmpty(text?.title) ?? title),
+            caption: nonEmpty(text?.caption), albumIDs: albumIDs, itemIDs: itemIDs)
+        return albumID
+    }
+
+    /// What an entry is, following a symlink only when its target lies inside the root.
+    private func classify(_ path: String, state: inout ScanState, name: String) -> EntryKind {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return .other }
+        var mode = st.st_mode & S_IFMT
+        var realDir = path
+        if mode == S_IFLNK {
+            guard let real = CatalogScanner.realPath(path),
+                  real == state.realRoot || real.hasPrefix(state.realRoot + "/"),
+                  stat(path, &st) == 0 else { return .other }
+            mode = st.st_mode & S_IFMT
+            realDir = real
+        }
+        state.mix(name, UInt64(mode), UInt64(bitPattern: Int64(st.st_size)),
+                  UInt64(bitPattern: Int64(st.st_mtim.tv_sec)), UInt64(st.st_mtim.tv_nsec))
+        if mode == S_IFDIR {
+            return .directory(CatalogScanner.realPath(realDir) ?? realDir)
+        }
+        guard mode == S_IFREG, st.st_size > 0 else { return .other }
+        let lower = name.lowercased()
+        if lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg") || lower.hasSuffix(".png") || CatalogScanner.hasImageMagic(path) {
+            return .image(size: Int(st.st_size), modified: Int(st.st_mtim.tv_sec))
+        }
+        return .other
+    }
+
+    private func addRemoteItems(_ remote: [Manifest.RemoteItem], rootID: String, state: inout ScanState, manifest: Manifest?) {
+        for entry in remote where state.items.count < maxItems {
+            guard Manifest.isAcceptableRemoteURL(entry.url) else {
+                state.warnings.append("gallery.json: remote item skipped (not an http(s) URL): \(entry.url.prefix(120))")
+                continue
+            }
+            let albumName = nonEmpty(entry.album) ?? "Remote"
+            let albumID = remoteAlbum(named: albumName, rootID: rootID, state: &state, manifest: manifest)
+            let id = state.uniqueID("url:" + entry.url)
+            let lastSegment = URL(string: entry.url)?.lastPathComponent ?? ""
+            let fileName = lastSegment.isEmpty || lastSegment == "/" ? "image" : lastSegment
+            state.items[id] = CatalogItem(
+                id: id, albumID: albumID, fileName: fileName,
+                title: nonEmpty(entry.title) ?? CatalogNaming.title(fromFileName: fileName, dropExtension: true),
+                caption: nonEmpty(entry.caption), source: .remote(url: entry.url), fileSize: nil, modified: nil)
+            state.albums[albumID]?.itemIDs.append(id)
+        }
+    }
+
+    /// The album at relative path `name`, created under the root when missing.
+    private func remoteAlbum(named name: String, rootID: String, state: inout ScanState, manifest: Manifest?) -> String {
+        if let existing = state.albums.values.first(where: { $0.relativePath == name }) { return existing.id }
+        let id = state.uniqueID("album:" + name)
+        let text = manifest?.albums?[name]
+        state.albums[id] = CatalogAlbum(id: id, parentID: rootID, relativePath: name,
+                                        title: nonEmpty(text?.title) ?? name, caption: nonEmpty(text?.caption),
+                                        albumIDs: [], itemIDs: [])
+        state.albums[rootID]?.albumIDs.append(id)
+        return id
+    }
+
+    private func nonEmpty(_ text: String?) -> String? {
+        guard let text else { return nil }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// The canonical absolute path, or nil when it does not exist.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// JPEG (FF D8 FF) or PNG signature at the start of the file.
+    static func hasImageMagic(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: 8)
+        let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress!, 8) }
+        guard n >= 3 else { return false }
+        if head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF { return true }
+        return n == 8 && head == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Synchronization
+
+/// Holds the current catalog and re-scans the folder in the background every
+/// `refreshInterval` seconds; a new snapshot replaces the old one only when the fingerprint
+/// changed. Requests never wait for a scan.
+public final class CatalogStore: Sendable {
+    private let scanner: CatalogScanner
+    private let state: Mutex<(catalog: Catalog, fingerprint: UInt64)>
+    private let refreshInterval: Double
+    private let log: @Sendable (String) -> Void
+    private let started = Atomic<Bool>(false)
+
+    /// Scans once now (so the first request sees the library).
+    public init(scanner: CatalogScanner, refreshInterval: Double = 3, log: @escaping @Sendable (String) -> Void) {
+        self.scanner = scanner
+        self.refreshInterval = max(0.2, refreshInterval)
+        self.log = log
+        let first = scanner.scan()
+        for w in first.warnings { log("catalog: \(w)") }
+        state = Mutex((first.catalog, first.fingerprint))
+    }
+
+    /// The latest snapshot.
+    public var catalog: Catalog { state.withLock { $0.catalog } }
+
+    /// Re-scans now; returns true when something changed.
+    @discardableResult
+    public func refresh() -> Bool {
+        let result = scanner.scan()
+        let changed = state.withLock { current -> Bool in
+            guard current.fingerprint != result.fingerprint else { return false }
+            current = (result.catalog, result.fingerprint)
+            return true
+        }
+        if changed {
+            for w in result.warnings { log("catalog: \(w)") }
+            log("catalog: rescanned, \(result.catalog.albums.count) albums, \(result.catalog.items.count) items")
+        }
+        return changed
+    }
+
+    /// Starts the background re-scan thread (once).
+    public func startWatching() {
+        guard !started.exchange(true, ordering: .relaxed) else { return }
+        let interval = refreshInterval
+        Thread.detachNewThread { [self] in
+            while true {
+                Thread.sleep(forTimeInterval: interval)
+                self.refresh()
+            }
+        }
+    }
+}

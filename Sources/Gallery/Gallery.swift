@@ -1,2 +1,0 @@
-import ImagePipeline
-import FastCGI

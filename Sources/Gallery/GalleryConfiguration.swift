@@ -1,0 +1,32 @@
+/// Settings of the web layer; every one but the folders has a default.
+public struct GalleryConfiguration: Sendable {
+    /// The photo library folder.
+    public var libraryRoot: String
+    /// Folder of the page templates (`*.html`).
+    public var templatesDirectory: String
+    /// Folder of the static files nginx serves under `staticPrefix` (used here to version their URLs).
+    public var publicDirectory: String
+    /// URL prefix of the static files. Default "/static/".
+    public var staticPrefix: String
+    /// Shown in the header and the title bar when the manifest names none. Default "Gallery".
+    public var siteTitle: String
+    /// Items on one list page. Default 60.
+    public var pageSize: Int
+    /// Seconds between checks of the library folder for changes. Default 3.
+    public var rescanInterval: Double
+    /// Requests whose URI is longer than this many bytes get 414. Default 2048.
+    public var maxURIBytes: Int
+
+    public init(libraryRoot: String, templatesDirectory: String, publicDirectory: String,
+                staticPrefix: String = "/static/", siteTitle: String = "Gallery", pageSize: Int = 60,
+                rescanInterval: Double = 3, maxURIBytes: Int = 2048) {
+        self.libraryRoot = libraryRoot
+        self.templatesDirectory = templatesDirectory
+        self.publicDirectory = publicDirectory
+        self.staticPrefix = staticPrefix
+        self.siteTitle = siteTitle
+        self.pageSize = max(1, pageSize)
+        self.rescanInterval = rescanInterval
+        self.maxURIBytes = maxURIBytes
+    }
+}

@@ -1,0 +1,68 @@
+import ImageCodec
+import ImagePipeline
+
+/// The `<img>` attributes for list thumbnails and the detail image: URL per size, srcset,
+/// sizes and the pixel size the browser should reserve.
+enum ImageLinks {
+    /// Cover thumbnails: a 240×240 square at 1x, 480×480 at 2x, 720×720 at 3x.
+    static let coverEdge = 240
+    static let coverScales = [1, 2, 3]
+    /// Detail image: longest edge 960 at 1x, then 1920 and 2560 for dense screens.
+    static let detailEdges = [960, 1920, 2560]
+    /// How wide a grid cell is drawn, for the browser's choice among the srcset widths.
+    static let coverSizes = "(max-width: 540px) 46vw, 240px"
+
+    static func url(id: String, spec: String, version: String) -> String {
+        "/img/\(id)/\(spec)?v=\(version)"
+    }
+
+    static func coverSpec(scale: Int) -> String {
+        "\(coverEdge * scale)x\(coverEdge * scale)"
+    }
+
+    /// Attributes of a square list thumbnail.
+    static func cover(id: String, version: String) -> [String: TemplateValue] {
+        let srcset = coverScales.map { "\(url(id: id, spec: coverSpec(scale: $0), version: version)) \(coverEdge * $0)w" }
+        return [
+            "src": .string(url(id: id, spec: coverSpec(scale: 1), version: version)),
+            "srcset": .string(srcset.joined(separator: ", ")),
+            "sizes": .string(coverSizes),
+            "width": .int(coverEdge),
+            "height": .int(coverEdge),
+        ]
+    }
+
+    /// Attributes of the detail image. With the displayed (oriented) source size known, width
+    /// and height are exact and srcset lists only sizes that differ (no upscaling); without it
+    /// only the 1x size is offered.
+    static func detail(id: String, version: String, orientedWidth: Int?, orientedHeight: Int?) -> [String: TemplateValue] {
+        let base = detailEdges[0]
+        var fields: [String: TemplateValue] = ["src": .string(url(id: id, spec: String(base), version: version))]
+        guard let w = orientedWidth, let h = orientedHeight, w > 0, h > 0 else {
+            fields["width"] = .int(base)
+            fields["height"] = .int(base * 2 / 3)
+            fields["srcset"] = .null
+            return fields
+        }
+        let first = fitSize(width: w, height: h, maxEdge: base)
+        var seen = Set<Int>()
+        var candidates: [String] = []
+        for edge in detailEdges {
+            let size = fitSize(width: w, height: h, maxEdge: edge)
+            guard seen.insert(size.width).inserted else { continue }
+            candidates.append("\(url(id: id, spec: String(edge), version: version)) \(size.width)w")
+        }
+        fields["width"] = .int(first.width)
+        fields["height"] = .int(first.height)
+        fields["srcset"] = .string(candidates.joined(separator: ", "))
+        fields["sizes"] = .string("(max-width: \(first.width + 32)px) calc(100vw - 32px), \(first.width)px")
+        return fields
+    }
+
+    /// The size a `fit` render produces: longest edge at most `maxEdge`, aspect kept, never
+    /// enlarged, each side at least 1.
+    static func fitSize(width: Int, height: Int, maxEdge: Int) -> (width: Int, height: Int) {
+        let plan = ResizeMode.fit(maxEdge: maxEdge).plan(width: width, height: height)
+        return (plan.outputWidth, plan.outputHeight)
+    }
+}

@@ -1,0 +1,120 @@
+import FastCGI
+import Foundation
+import ImageCodec
+import ImagePipeline
+
+/// `/img/<id>/<spec>?v=<version>` and `/original/<id>`: bytes from the pipeline with caching
+/// headers. URLs carry the content version, so a 200 is immutable; a missing or stale
+/// version is redirected to the current URL.
+extension GalleryApp {
+    /// Part of every ETag: bump when the renderer's output for the same source and size changes.
+    static let renderTag = "r1"
+    static let immutable = "public, max-age=31536000, immutable"
+
+    func image(itemID: String, specText: String, requestedVersion: String?, request: FastCGIRequest) -> FastCGIResponse {
+        guard let item = catalog.items[itemID] else { return errors.response(404) }
+        guard let spec = SizeSpec(parsing: specText), pipeline.configuration.allowedSizes.contains(spec) else {
+            return errors.response(400, message: "The size \(specText) is not one this gallery renders.")
+        }
+        let version: String
+        do { version = try pipeline.version(url: item.sourceURL) } catch { return failure(error, item: item) }
+        let canonical = ImageLinks.url(id: item.id, spec: spec.description, version: version)
+        guard requestedVersion == version, specText == spec.description else {
+            return HTTPResponses.redirect(to: canonical)
+        }
+        let etag = "\"\(version)-\(spec.description)-\(GalleryApp.renderTag)\""
+        var headers: [(name: String, value: String)] = [("ETag", etag), ("Cache-Control", GalleryApp.immutable),
+                                                        ("X-Content-Type-Options", "nosniff")]
+        if let modified = item.modified { headers.append(("Last-Modified", HTTPResponses.httpDate(modified))) }
+        if GalleryApp.matches(ifNoneMatch: request.header("If-None-Match"), etag: etag) {
+            return FastCGIResponse(status: 304, headers: headers)
+        }
+        let rendered: RenderedImage
+        do { rendered = try pipeline.render(url: item.sourceURL, spec: spec) } catch { return failure(error, item: item) }
+        if specText == ImageLinks.coverSpec(scale: 1), placeholders.color(for: item.id + version) == nil,
+           let color = GalleryApp.averageColor(of: rendered.bytes) {
+            placeholders.set(color, for: item.id + version)
+        }
+        return FastCGIResponse(status: 200, headers: [("Content-Type", rendered.contentType)] + headers, body: rendered.bytes)
+    }
+
+    func original(itemID: String, request: FastCGIRequest) -> FastCGIResponse {
+        guard let item = catalog.items[itemID] else { return errors.response(404) }
+        let original: OriginalImage
+        do { original = try pipeline.original(url: item.sourceURL) } catch { return failure(error, item: item) }
+        var headers: [(name: String, value: String)] = [
+            ("Content-Type", original.contentType),
+            ("Content-Disposition", GalleryApp.contentDisposition(fileName: item.fileName)),
+            ("Cache-Control", "public, max-age=3600"),
+            ("X-Content-Type-Options", "nosniff"),
+        ]
+        if let modified = item.modified { headers.append(("Last-Modified", HTTPResponses.httpDate(modified))) }
+        return FastCGIResponse(status: 200, headers: headers, body: original.bytes)
+    }
+
+    /// Maps a pipeline failure to its status and error page.
+    func failure(_ error: PipelineError, item: CatalogItem) -> FastCGIResponse {
+        switch error {
+        case .sizeNotAllowed: return errors.response(400)
+        case .sourceNotAllowed: return errors.response(404)
+        case .notAnImage: return errors.response(415)
+        case .undecodable: return errors.response(422)
+        case .originFailed(let why):
+            log("img: \(item.id): origin failed: \(why)")
+            return errors.response(502)
+        case .originTimedOut:
+            return errors.response(504)
+        case .overloaded:
+            return errors.response(503, extraHeaders: [("Retry-After", "2")])
+        }
+    }
+
+    /// Whether an If-None-Match header names `etag` (weak comparison, as RFC 9110 asks for GET).
+    static func matches(ifNoneMatch header: String?, etag: String) -> Bool {
+        guard let header else { return false }
+        let bare = etag.hasPrefix("W/") ? String(etag.dropFirst(2)) : etag
+        for candidate in header.split(separator: ",") {
+            var tag = candidate.trimmingCharacters(in: .whitespaces)
+            if tag == "*" { return true }
+            if tag.hasPrefix("W/") { tag = String(tag.dropFirst(2)) }
+            if tag == bare { return true }
+        }
+        return false
+    }
+
+    /// `inline; filename="IMG_1.jpg"; filename*=UTF-8''IMG_1.jpg`, safe for any file name.
+    static func contentDisposition(fileName: String) -> String {
+        let ascii = String(fileName.unicodeScalars.map { s -> Character in
+            s.isASCII && s.value >= 0x20 && s != "\"" && s != "\\" && s.value != 0x7f ? Character(s) : "_"
+        })
+        var encoded = ""
+        for b in fileName.utf8 {
+            let c = Character(Unicode.Scalar(b))
+            if (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || "-._~".contains(c) {
+                encoded.append(c)
+            } else {
+                encoded += "%" + String(b >> 4, radix: 16, uppercase: true) + String(b & 0xf, radix: 16, uppercase: true)
+            }
+        }
+        return "inline; filename=\"\(ascii)\"; filename*=UTF-8''\(encoded)"
+    }
+
+    /// The mean colour of a small decode of `bytes`, as "#rrggbb"; nil when it cannot be decoded.
+    static func averageColor(of bytes: [UInt8]) -> String? {
+        guard let decoded = try? ImageCodec.decode(bytes, scale: .eighth) else { return nil }
+        let bitmap = decoded.bitmap.converted(to: .rgb)
+        let n = bitmap.width * bitmap.height
+        guard n > 0, bitmap.pixels.count >= n * 3 else { return nil }
+        var sums = (0, 0, 0)
+        for i in 0..<n {
+            sums.0 += Int(bitmap.pixels[i * 3])
+            sums.1 += Int(bitmap.pixels[i * 3 + 1])
+            sums.2 += Int(bitmap.pixels[i * 3 + 2])
+        }
+        func hex(_ v: Int) -> String {
+            let s = String(v / n, radix: 16)
+            return s.count == 1 ? "0" + s : s
+        }
+        return "#" + hex(sums.0) + hex(sums.1) + hex(sums.2)
+    }
+}

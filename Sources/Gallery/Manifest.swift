@@ -1,0 +1,47 @@
+import Foundation
+
+/// The optional `gallery.json` in the library root:
+/// ```json
+/// { "title": "Our photos",
+///   "albums": { "Summer/Beach": { "title": "At the beach", "caption": "July 2024" } },
+///   "items":  { "Summer/Beach/IMG_0001.jpg": { "title": "Sunset", "caption": "..." } },
+///   "remote": [ { "url": "https://example.org/a.jpg", "title": "A", "caption": "...", "album": "Remote" } ] }
+/// ```
+/// Album and item keys are paths relative to the root. Remote items go to the album named by
+/// `album` (default "Remote"), created at the top level when no such folder exists.
+public struct Manifest: Sendable, Decodable, Equatable {
+    public struct Text: Sendable, Decodable, Equatable {
+        public var title: String?
+        public var caption: String?
+    }
+
+    public struct RemoteItem: Sendable, Decodable, Equatable {
+        public var url: String
+        public var title: String?
+        public var caption: String?
+        public var album: String?
+    }
+
+    public var title: String?
+    public var albums: [String: Text]?
+    public var items: [String: Text]?
+    public var remote: [RemoteItem]?
+
+    /// The manifest file name looked for in the root.
+    public static let fileName = "gallery.json"
+    /// Larger manifests are refused (bytes).
+    public static let maxBytes = 4 << 20
+
+    /// Parses manifest bytes; throws with a readable message on bad JSON.
+    public static func parse(_ data: Data) throws -> Manifest {
+        try JSONDecoder().decode(Manifest.self, from: data)
+    }
+
+    /// Whether a remote URL is acceptable: http or https with a host, no spaces or control characters.
+    static func isAcceptableRemoteURL(_ text: String) -> Bool {
+        guard text.count <= 2048, !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7f }),
+              let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+              scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else { return false }
+        return true
+    }
+}

@@ -1,0 +1,77 @@
+import FastCGI
+import ImageCodec
+import ImagePipeline
+
+/// The detail page `/photo/<id>`: a larger image, its facts, previous/next and the original.
+extension GalleryApp {
+    func photoPage(itemID: String, catalog: Catalog) -> FastCGIResponse {
+        guard let item = catalog.items[itemID] else { return errors.response(404) }
+        let url = item.sourceURL
+        let version = try? pipeline.version(url: url)
+        let info = try? pipeline.info(url: url)
+
+        var context = chrome()
+        context["pageTitle"] = .string(item.title)
+        context["breadcrumbs"] = breadcrumbs(albumID: item.albumID, catalog: catalog, linkLast: true)
+        context["hasCrumbs"] = true
+        var photo: [String: TemplateValue] = [
+            "title": .string(item.title),
+            "caption": .optional(item.caption),
+            "fileName": .string(item.fileName),
+            "originalURL": .string("/original/\(item.id)"),
+        ]
+        if let version {
+            photo["img"] = .object(ImageLinks.detail(id: item.id, version: version,
+                                                     orientedWidth: info?.orientedWidth, orientedHeight: info?.orientedHeight))
+        }
+        photo["facts"] = .list(facts(item: item, info: info))
+        context["photo"] = .object(photo)
+        let (previous, next) = catalog.neighbours(of: itemID)
+        context["previous"] = previous.map { ["url": .string("/photo/\($0.id)"), "title": .string($0.title)] } ?? .null
+        context["next"] = next.map { ["url": .string("/photo/\($0.id)"), "title": .string($0.title)] } ?? .null
+        if let album = catalog.albums[item.albumID] {
+            let position = (album.itemIDs.firstIndex(of: itemID) ?? 0) + 1
+            context["position"] = .string("\(position) of \(album.itemIDs.count)")
+            context["albumURL"] = .string(albumURL(album.id, catalog: catalog))
+        }
+        return HTTPResponses.html(200, templates.renderPage("photo", context: .object(context)))
+    }
+
+    private func facts(item: CatalogItem, info: ImageInfo?) -> [TemplateValue] {
+        var facts: [TemplateValue] = []
+        func add(_ label: String, _ value: String) { facts.append(["label": .string(label), "value": .string(value)]) }
+        if let info {
+            add("Dimensions", "\(info.orientedWidth) × \(info.orientedHeight) px")
+            let megapixels = Double(info.width * info.height) / 1_000_000
+            if megapixels >= 0.1 { add("Resolution", String(format: "%.1f megapixels", megapixels)) }
+        }
+        if let size = item.fileSize { add("File size", formatBytes(size)) }
+        if let info {
+            var format = info.format == .jpeg ? "JPEG" : "PNG"
+            if info.progressive { format += info.format == .jpeg ? ", progressive" : ", interlaced" }
+            add("Format", format)
+            if let taken = info.exif.dateTimeOriginal { add("Taken", GalleryApp.readableExifDate(taken)) }
+            if let camera = GalleryApp.cameraName(make: info.exif.make, model: info.exif.model) { add("Camera", camera) }
+        }
+        add("File", item.fileName)
+        return facts
+    }
+
+    /// "2020:02:19 12:34:56" → "2020-02-19 12:34"; anything else as written.
+    static func readableExifDate(_ text: String) -> String {
+        let chars = Array(text)
+        guard chars.count >= 16, chars[4] == ":", chars[7] == ":", chars[10] == " " else { return text }
+        return String(chars[0..<4]) + "-" + String(chars[5..<7]) + "-" + String(chars[8..<10]) + " " + String(chars[11..<16])
+    }
+
+    /// Make and model without the repetition cameras like ("Canon" + "Canon EOS 5D").
+    static func cameraName(make: String?, model: String?) -> String? {
+        switch (make, model) {
+        case let (make?, model?):
+            return model.lowercased().hasPrefix(make.lowercased()) ? model : make + " " + model
+        case let (make?, nil): return make
+        case let (nil, model?): return model
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,114 @@
+/// What a request asks for. Ids come only from URL segments of exactly 12 hex digits and are
+/// looked up in the catalog; no part of a URL ever becomes a file path.
+public enum Route: Equatable, Sendable {
+    case index(page: Int)
+    case album(id: String, page: Int)
+    case photo(id: String)
+    case original(id: String)
+    /// `spec` as written ("480", "240x240"); `version` from `?v=`, nil when absent or malformed.
+    case image(id: String, spec: String, version: String?)
+    case healthz
+    case metrics
+    case notFound
+}
+
+/// Maps a raw (still percent-encoded) path and query to a `Route`.
+public enum Router {
+    /// Largest page number accepted in `?page=`.
+    public static let maxPage = 100_000
+
+    public static func route(path: String, query: String) -> Route {
+        // Valid URLs use only these bytes, so anything encoded (%2e, %2f, %00), a backslash
+        // or other oddity cannot name a page: refuse it before looking at the segments.
+        guard path.utf8.first == UInt8(ascii: "/"), path.utf8.count <= 256,
+              path.utf8.allSatisfy(isPathByte) else { return .notFound }
+        let segments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            .dropFirst().map { String(decoding: $0, as: UTF8.self) }
+        let params = QueryString.parse(query)
+        switch segments.count {
+        case 1 where segments[0].isEmpty:
+            guard let page = pageNumber(params) else { return .notFound }
+            return .index(page: page)
+        case 1 where segments[0] == "healthz": return .healthz
+        case 1 where segments[0] == "metrics": return .metrics
+        case 2 where StableID.isWellFormed(segments[1]):
+            switch segments[0] {
+            case "album":
+                guard let page = pageNumber(params) else { return .notFound }
+                return .album(id: segments[1], page: page)
+            case "photo": return .photo(id: segments[1])
+            case "original": return .original(id: segments[1])
+            default: return .notFound
+            }
+        case 3 where segments[0] == "img" && StableID.isWellFormed(segments[1]) && isSpecShape(segments[2]):
+            let v = params["v"].flatMap { isVersionShape($0) ? $0 : nil }
+            return .image(id: segments[1], spec: segments[2], version: v)
+        default:
+            return .notFound
+        }
+    }
+
+    /// 1 when absent; nil (not found) when malformed or out of range.
+    private static func pageNumber(_ params: [String: String]) -> Int? {
+        guard let text = params["page"] else { return 1 }
+        guard !text.isEmpty, text.utf8.count <= 6, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+              let n = Int(text), n >= 1, n <= maxPage else { return nil }
+        return n
+    }
+
+    private static func isPathByte(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2F || b == 0x2D || b == 0x5F
+    }
+
+    /// "480" or "240x240": 1-5 digits, optionally "x" and 1-5 digits. The pipeline decides
+    /// whether the size is allowed.
+    static func isSpecShape(_ s: String) -> Bool {
+        let parts = s.split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 1 || parts.count == 2 else { return false }
+        return parts.allSatisfy { !$0.isEmpty && $0.utf8.count <= 5 && $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
+    }
+
+    /// Versions are short lowercase hex strings.
+    static func isVersionShape(_ s: String) -> Bool {
+        !s.isEmpty && s.utf8.count <= 64 && s.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+    }
+}
+
+/// `a=1&b=2` into a dictionary, values percent-decoded ("+" is a space); the first of repeated keys wins.
+public enum QueryString {
+    public static func parse(_ query: String) -> [String: String] {
+        var result: [String: String] = [:]
+        guard !query.isEmpty, query.utf8.count <= 4096 else { return result }
+        for pair in query.split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let key = percentDecode(kv[0]), !key.isEmpty, result[key] == nil else { continue }
+            result[key] = kv.count > 1 ? percentDecode(kv[1]) ?? "" : ""
+        }
+        return result
+    }
+
+    /// Percent-decodes; nil on a malformed escape or bytes that are not UTF-8.
+    public static func percentDecode<S: StringProtocol>(_ text: S) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var it = text.utf8.makeIterator()
+        while let b = it.next() {
+            if b == UInt8(ascii: "%") {
+                guard let h = it.next().flatMap(hexValue), let l = it.next().flatMap(hexValue) else { return nil }
+                bytes.append(h << 4 | l)
+            } else {
+                bytes.append(b == UInt8(ascii: "+") ? 0x20 : b)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ b: UInt8) -> UInt8? {
+        switch b {
+        case 0x30...0x39: return b - 0x30
+        case 0x41...0x46: return b - 0x41 + 10
+        case 0x61...0x66: return b - 0x61 + 10
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,33 @@
+/// Short ids for albums and items: 12 lowercase hex digits (48 bits) of a 64-bit FNV-1a hash
+/// of a key such as "item:Summer/IMG_1.jpg". Stable across runs and hosts, never a path.
+/// The catalog resolves the rare collision by re-hashing with a suffix.
+public enum StableID {
+    /// The id text for `key`.
+    public static func make(_ key: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in key.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        // Fold the high half in so the 48 kept bits depend on every input bit.
+        hash ^= hash >> 29
+        hash = hash &* 0xbf58_476d_1ce4_e5b9
+        hash ^= hash >> 32
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8](repeating: 0, count: 12)
+        for i in 0..<12 {
+            out[11 - i] = digits[Int((hash >> (UInt64(i) * 4)) & 0xf)]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Whether `text` has the shape of an id (exactly 12 lowercase hex digits).
+    public static func isWellFormed<S: StringProtocol>(_ text: S) -> Bool {
+        var count = 0
+        for byte in text.utf8 {
+            count += 1
+            guard count <= 12, (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) else { return false }
+        }
+        return count == 12
+    }
+}
