@@ -55,7 +55,9 @@ enum ImageLinks {
         fields["width"] = .int(first.width)
         fields["height"] = .int(first.height)
         fields["srcset"] = .string(candidates.joined(separator: ", "))
-        fields["sizes"] = .string("(max-width: \(first.width + 32)px) calc(100vw - 32px), \(first.width)px")
+        // The layout (gallery.css): one column below 900 px, else the image column is the page
+        // minus its padding (48) and the facts column (300 + 28 gap); never wider than the 1x size.
+        fields["sizes"] = .string("(max-width: 900px) min(\(first.width)px, calc(100vw - 48px)), min(\(first.width)px, calc(100vw - 376px))")
         return fields
     }
 

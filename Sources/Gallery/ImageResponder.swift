@@ -31,7 +31,7 @@ extension GalleryApp {
         }
         let rendered: RenderedImage
         do { rendered = try pipeline.render(url: item.sourceURL, spec: spec) } catch { return failure(error, item: item) }
-        if specText == ImageLinks.coverSpec(scale: 1), placeholders.color(for: item.id + version) == nil,
+        if case .cover = spec.mode, placeholders.color(for: item.id + version) == nil,
            let color = GalleryApp.averageColor(of: rendered.bytes) {
             placeholders.set(color, for: item.id + version)
         }

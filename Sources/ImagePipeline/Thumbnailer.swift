@@ -45,15 +45,23 @@ public struct Thumbnail: Sendable {
 /// one Lanczos-3 pass from the exact source area of the crop to the output size → orient →
 /// encode. Everything that goes wrong is a `PipelineError`.
 public enum Thumbnailer {
-    /// Decode headroom default, chosen with the thumb benchmark's headroom study (480 px from
-    /// the bench photos, PSNR vs full decode + Lanczos): at 1.0, decode + resample alone reach
-    /// 35.2-53 dB and the q82 JPEG 30.3-38.6 dB, within 0.3-1.6 dB of vipsthumbnail, whose
-    /// own q82 output is 31-40 dB; JPEG quantisation, not the decode scale, bounds the result.
-    /// Going to 1.5 gains 0.3-0.9 dB of JPEG PSNR for 40-90 % more time on 16-20 MP files, so
-    /// the smallest covering scale is used, except 2/8 (see `quarterScaleHeadroom`).
+    /// Decode headroom default, chosen with the thumb benchmark's headroom study (480 px fit
+    /// of the 8 bench photos; PSNR against Pillow's full decode + Lanczos at the same size):
+    /// - at 1.0, decode + resample alone give 41-54 dB on 7 photos; the q82 JPEG gives
+    ///   30.5-40.1 dB, within 0.6 dB of vipsthumbnail's own q82 output on every photo (JPEG
+    ///   quantisation, not the decode scale, is what keeps detailed photos under 37 dB);
+    /// - the exception is a 1/8 decode that already is the output size (mate_Elephants,
+    ///   3840 → 480): an 8×8 box average, 35.2 dB, 43.1 dB at 2/8. Going up a scale there
+    ///   costs +30-40 % time on baseline files and, for progressive ones, 5.8× the coefficient
+    ///   memory (16.8 MP progressive: 51.7 MB extra RSS instead of 13.4 MB), for +0.3-0.6 dB
+    ///   in the delivered JPEG. So the smallest covering scale is used; callers that prefer
+    ///   detail over time can raise `decodeHeadroom` (1.25 moves those cases to 2/8).
     public static let defaultHeadroom = 1.0
 
-    public static func render(_ bytes: [UInt8], mode: ResizeMode, options: ThumbnailOptions = ThumbnailOptions()) throws(PipelineError) -> Thumbnail {
+    /// Renders `bytes` to `mode`. The bytes are consumed: once decoded they are released (when
+    /// the caller holds no other reference), so a 20 MB original does not stay resident
+    /// through resampling and encoding.
+    public static func render(_ bytes: consuming [UInt8], mode: ResizeMode, options: ThumbnailOptions = ThumbnailOptions()) throws(PipelineError) -> Thumbnail {
         let info = try codec { try ImageCodec.probe(bytes, limits: options.limits) }
         let plan = mode.plan(width: info.orientedWidth, height: info.orientedHeight, allowUpscale: false)
         guard plan.outputWidth > 0, plan.outputHeight > 0, plan.scaledWidth > 0, plan.scaledHeight > 0 else {
@@ -72,8 +80,9 @@ public enum Thumbnailer {
         let scale = decodeScale(for: info, width: stored.scaledWidth, height: stored.scaledHeight, headroom: options.decodeHeadroom)
 
         let start = DispatchTime.now().uptimeNanoseconds
-        let decoded = try codec { try ImageCodec.decode(bytes, scale: scale, limits: options.limits).bitmap }
+        let decoded = try codec { [bytes] in try ImageCodec.decode(bytes, scale: scale, limits: options.limits).bitmap }
         let decodeSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        bytes = []
 
         var bitmap: Bitmap
         if scale == .full, stored.scaledWidth == decoded.width, stored.scaledHeight == decoded.height {
@@ -136,22 +145,12 @@ public enum Thumbnailer {
                           outputWidth: swaps ? oh : ow, outputHeight: swaps ? ow : oh)
     }
 
-    /// Below this factor over the target, 2/8 is skipped for 4/8: libjpeg's 2×2 reduced IDCT
-    /// aliases, and a Lanczos step that barely shrinks does not hide it (measured PSNR of the
-    /// lossless render vs full decode + Lanczos: 32.9 dB at 2/8 with a 0.75 resample ratio,
-    /// 40.8-43.4 dB at 0.64, 53.0 dB at 4/8). 1/8 (a clean 8×8 average) and 4/8 need no extra.
-    public static let quarterScaleHeadroom = 1.5
-
     /// The smallest decode reduction whose output covers `width` × `height` (stored
-    /// orientation) times `headroom`, and times `quarterScaleHeadroom` for 2/8.
+    /// orientation) times `headroom`.
     static func decodeScale(for info: ImageInfo, width: Int, height: Int, headroom: Double) -> DecodeScale {
-        let base = max(1.0, headroom)
-        for candidate in [DecodeScale.eighth, .quarter, .half] {
-            let factor = candidate == .quarter ? max(base, quarterScaleHeadroom) : base
-            let (w, h) = candidate.outputSize(width: info.width, height: info.height)
-            if Double(w) >= Double(width) * factor && Double(h) >= Double(height) * factor { return candidate }
-        }
-        return .full
+        let factor = max(1.0, headroom)
+        return ImageCodec.scale(for: info, minWidth: Int((Double(width) * factor).rounded(.up)),
+                                minHeight: Int((Double(height) * factor).rounded(.up)))
     }
 
     /// Runs a codec call and maps its error: bytes that are no image at all are `.notAnImage`,

@@ -15,47 +15,118 @@ import ImageCodec
 enum PNGDecodeBench {
     static func run(_ context: BenchContext) {
         let photos = context.photos([".png"])
-        var table = Table(title: "PNG decode (median of \(context.runs); ratio = ours / reference)",
-                          columns: ["file", "tool", "ms", "peak MiB", "ratio vs libpng", "ratio vs Pillow-net"])
+        var table = Table(title: "PNG decode (median of \(context.runs); ratio = ours / reference; process rows against process rows, in-process against in-process)",
+                          columns: ["file", "tool", "ms", "peak MiB", "vs pngtopnm", "vs libpng C", "vs Pillow-net"])
         let python = "/usr/bin/python3"
         let pillowStartup = measureProcess([python, "-c", "from PIL import Image"], runs: context.runs)
+        let libpngTool = buildLibpngHarness(context)
         for path in photos {
             let name = (path as NSString).lastPathComponent
             guard let data = FileManager.default.contents(atPath: path) else { continue }
             let bytes = [UInt8](data)
-            let libpng = measureProcess(["pngtopnm", path], runs: context.runs)
+            let pngtopnm = measureProcess(["pngtopnm", path], runs: context.runs)
+            let libpngArgv = libpngTool.map { [$0, path, "1"] }
+            let libpngProcess = libpngArgv.flatMap { measureProcess($0, runs: context.runs) }
+            let libpngInProcess = libpngTool.flatMap { commandNumber([$0, path, "\(context.runs)"], context: context) }
             let pillowArgv = [python, "-c", "import sys; from PIL import Image; Image.open(sys.argv[1]).load()", path]
             let pillow = measureProcess(pillowArgv, runs: context.runs)
             let pillowNet = pillow.map { p in max(0.0001, p.medianSeconds - (pillowStartup?.medianSeconds ?? 0)) }
-            func row(_ tool: String, _ seconds: Double?, _ argv: [String]?) {
+            func row(_ tool: String, _ seconds: Double?, _ argv: [String]?, inProcess: Bool) {
                 let rss = argv.flatMap { peakRSSKiB($0, context: context) }
-                guard let seconds else { table.add([name, tool, "n/a", "n/a", "", ""]); return }
+                guard let seconds else { table.add([name, tool, "n/a", "n/a", "", "", ""]); return }
+                let libpng = inProcess ? libpngInProcess : libpngProcess?.medianSeconds
                 table.add([name, tool, ms(seconds), rss.map(mib) ?? "-",
-                           libpng.map { ratio(seconds, $0.medianSeconds) } ?? "-",
+                           inProcess ? "-" : pngtopnm.map { ratio(seconds, $0.medianSeconds) } ?? "-",
+                           libpng.map { ratio(seconds, $0) } ?? "-",
                            pillowNet.map { ratio(seconds, $0) } ?? "-"])
             }
             let ourArgv = [context.galleryBinary, "decode", path, context.scratchDir + "/ours.pam"]
-            let process = measureProcess(ourArgv, runs: context.runs)
-            row("ours (gallery decode, process)", process?.medianSeconds, ourArgv)
+            row("ours (gallery decode, process)", measureProcess(ourArgv, runs: context.runs)?.medianSeconds, ourArgv, inProcess: false)
             let reducedArgv = [context.galleryBinary, "decode", path, context.scratchDir + "/ours8.pam", "--scale", "1/8"]
-            row("ours (gallery decode --scale 1/8)", measureProcess(reducedArgv, runs: context.runs)?.medianSeconds, reducedArgv)
+            row("ours (gallery decode --scale 1/8)", measureProcess(reducedArgv, runs: context.runs)?.medianSeconds, reducedArgv, inProcess: false)
             let probeArgv = [context.galleryBinary, "probe", path]
-            row("ours (gallery probe: process floor)", measureProcess(probeArgv, runs: context.runs)?.medianSeconds, probeArgv)
-            row("ours (in-process, full)", inProcess(runs: context.runs) { _ = try ImageCodec.decode(bytes) }, nil)
-            row("ours (in-process, 1/8)", inProcess(runs: context.runs) { _ = try ImageCodec.decode(bytes, scale: .eighth) }, nil)
-            row("libpng (pngtopnm, process)", libpng?.medianSeconds, ["pngtopnm", path])
-            row("Pillow (process, raw)", pillow?.medianSeconds, pillowArgv)
-            row("Pillow (startup subtracted)", pillowNet, nil)
+            row("ours (gallery probe: process floor)", measureProcess(probeArgv, runs: context.runs)?.medianSeconds, probeArgv, inProcess: false)
+            row("ours (in-process, full)", inProcess(runs: context.runs) { _ = try ImageCodec.decode(bytes) }, nil, inProcess: true)
+            row("ours (in-process, 1/8)", inProcess(runs: context.runs) { _ = try ImageCodec.decode(bytes, scale: .eighth) }, nil, inProcess: true)
+            row("libpng 1.6 C harness (process)", libpngProcess?.medianSeconds, libpngArgv, inProcess: false)
+            row("libpng 1.6 C harness (in-process)", libpngInProcess, nil, inProcess: true)
+            row("libpng via pngtopnm (process)", pngtopnm?.medianSeconds, ["pngtopnm", path], inProcess: false)
+            row("Pillow (process, raw)", pillow?.medianSeconds, pillowArgv, inProcess: false)
+            row("Pillow (startup subtracted)", pillowNet, nil, inProcess: true)
         }
         if let startup = pillowStartup {
             let rss = peakRSSKiB([python, "-c", "from PIL import Image"], context: context)
-            table.add(["-", "python3 + PIL import (startup)", ms(startup.medianSeconds), rss.map(mib) ?? "-", "", ""])
+            table.add(["-", "python3 + PIL import (startup)", ms(startup.medianSeconds), rss.map(mib) ?? "-", "", "", ""])
         }
         print(table.render())
+        if libpngTool == nil { print("(libpng C harness not built: needs cc and libpng-dev)") }
         for path in photos { print(identityLine(path, context: context)) }
         smallFiles(context)
         encode(context, photos: photos)
     }
+
+    /// A minimal libpng 1.6 decoder (classic API, rows into one buffer, 16-bit stripped,
+    /// palette/gray/tRNS expanded like ours) that prints the median seconds of N decodes
+    /// from memory: libpng without netpbm's output formatting. Compiled into the scratch
+    /// folder at run time; nil when cc or libpng-dev is missing.
+    static func buildLibpngHarness(_ context: BenchContext) -> String? {
+        let source = context.scratchDir + "/libpng-decode.c"
+        let binary = context.scratchDir + "/libpng-decode"
+        guard FileManager.default.createFile(atPath: source, contents: Data(libpngHarnessSource.utf8)),
+              measureProcess(["cc", "-O2", "-o", binary, source, "-lpng"], runs: 1) != nil else { return nil }
+        return binary
+    }
+
+    /// Runs a command once and reads a number from its stdout.
+    static func commandNumber(_ argv: [String], context: BenchContext) -> Double? {
+        let out = context.scratchDir + "/harness-out.txt"
+        guard measureProcess(argv, runs: 1, stdoutPath: out) != nil,
+              let text = try? String(contentsOfFile: out, encoding: .utf8) else { return nil }
+        return Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    static let libpngHarnessSource = #"""
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+typedef struct { const unsigned char *p; size_t n, at; } Src;
+static void readfn(png_structp png, png_bytep out, size_t len) {
+    Src *s = png_get_io_ptr(png);
+    if (s->n - s->at < len) png_error(png, "short");
+    memcpy(out, s->p + s->at, len); s->at += len;
+}
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+static int cmp(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
+static int decode(const unsigned char *buf, size_t n) {
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    unsigned char *volatile image = NULL;
+    if (setjmp(png_jmpbuf(png))) { png_destroy_read_struct(&png, &info, NULL); free(image); return 1; }
+    Src s = { buf, n, 0 };
+    png_set_read_fn(png, &s, readfn);
+    png_read_info(png, info);
+    png_set_strip_16(png); png_set_packing(png); png_set_palette_to_rgb(png);
+    png_set_expand_gray_1_2_4_to_8(png); png_set_tRNS_to_alpha(png);
+    int passes = png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    size_t rb = png_get_rowbytes(png, info); png_uint_32 h = png_get_image_height(png, info);
+    image = malloc(rb * h);
+    for (int p = 0; p < passes; p++) for (png_uint_32 y = 0; y < h; y++) png_read_row(png, image + rb * y, NULL);
+    png_read_end(png, NULL);
+    png_destroy_read_struct(&png, &info, NULL); free(image);
+    return 0;
+}
+int main(int argc, char **argv) {
+    FILE *f = fopen(argv[1], "rb"); if (!f) return 1;
+    fseek(f, 0, SEEK_END); long n = ftell(f); fseek(f, 0, SEEK_SET);
+    unsigned char *buf = malloc(n); if (fread(buf, 1, n, f) != (size_t)n) return 1; fclose(f);
+    int runs = argc > 2 ? atoi(argv[2]) : 1; double *t = malloc(sizeof(double) * runs);
+    for (int r = 0; r < runs; r++) { double s = now(); if (decode(buf, n)) return 1; t[r] = now() - s; }
+    qsort(t, runs, sizeof(double), cmp); printf("%f\n", t[runs / 2]); return 0;
+}
+"""#
 
     /// Whether our pixels equal libpng's (pngtopnm writes a PPM/PGM/PAM; its payload must be
     /// our RGB bytes), so the timing rows compare equal work.

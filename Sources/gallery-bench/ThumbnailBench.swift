@@ -44,10 +44,10 @@ enum ThumbnailBench {
             print("thumb: no JPEG/PNG photos in \(context.photoDir)")
             return
         }
-        var table = Table(title: "thumb: cold \(size) px JPEG q82 from disk (whole process; RSS in MiB; PSNR dB vs full decode + Lanczos)",
+        var table = Table(title: "thumb: cold \(size) px JPEG q82 from disk (whole process; peak RSS in MiB by /usr/bin/time; PSNR dB vs full decode + Lanczos)",
                           columns: ["photo", "ours ms", "vips ms", "pillow ms", "ours/vips", "ours/pillow",
                                     "ours RSS", "extra RSS", "vips RSS", "pillow RSS", "PSNR ours", "vips", "pillow"])
-        let idle = measureProcess([context.galleryBinary, "help"], runs: context.runs)
+        let idle = peakRSSKiB([context.galleryBinary, "help"], context)
         var ratios: [Double] = []
         for photo in photos {
             let name = (photo as NSString).lastPathComponent
@@ -63,23 +63,36 @@ enum ThumbnailBench {
             let psnr = ((try? String(contentsOfFile: psnrOut, encoding: .utf8)) ?? "")
                 .split(separator: " ").map { String($0).trimmingCharacters(in: .whitespacesAndNewlines) }
             func cell(_ m: Measurement?) -> String { m.map { ms($0.medianSeconds) } ?? "fail" }
-            func rss(_ m: Measurement?) -> String { m.map { mib($0.peakRSSKiB) } ?? "-" }
+            let oursRSS = peakRSSKiB([context.galleryBinary, "thumb", photo, ours, "--size", String(size)], context)
+            let vipsRSS = peakRSSKiB(["vipsthumbnail", photo, "--size", String(size), "-o", vips + "[Q=82]"], context)
+            let pillowRSS = peakRSSKiB(["/usr/bin/python3", "-c", pillowThumb, photo, pillow], context)
+            func rss(_ kib: Int?) -> String { kib.map { mib($0) } ?? "-" }
             var extra = "-"
-            if let o, let idle { extra = mib(o.peakRSSKiB - idle.peakRSSKiB) }
+            if let oursRSS, let idle { extra = mib(oursRSS - idle) }
             if let o, let v { ratios.append(o.medianSeconds / v.medianSeconds) }
             table.add([name, cell(o), cell(v), cell(p),
                        o.flatMap { o in v.map { ratio(o.medianSeconds, $0.medianSeconds) } } ?? "-",
                        o.flatMap { o in p.map { ratio(o.medianSeconds, $0.medianSeconds) } } ?? "-",
-                       rss(o), extra, rss(v), rss(p),
+                       rss(oursRSS), extra, rss(vipsRSS), rss(pillowRSS),
                        psnr.count > 0 ? psnr[0] : "-", psnr.count > 1 ? psnr[1] : "-", psnr.count > 2 ? psnr[2] : "-"])
         }
         print(table.render(), terminator: "")
-        if let idle { print("idle `gallery help` peak RSS: \(mib(idle.peakRSSKiB)) MiB") }
+        if let idle { print("idle `gallery help` peak RSS: \(mib(idle)) MiB (extra RSS = ours - idle)") }
         if !ratios.isEmpty {
             let geo = exp(ratios.map { log($0) }.reduce(0, +) / Double(ratios.count))
             print(String(format: "ours/vipsthumbnail geometric mean: %.2fx (target <= 0.70x)", geo))
         }
         headroomStudy(context, photos: photos)
+    }
+
+    /// Peak RSS of one run, read by /usr/bin/time (wait4's figure for a child of this process
+    /// starts at this process's own high-water mark, which would hide a small child's peak).
+    static func peakRSSKiB(_ argv: [String], _ context: BenchContext) -> Int? {
+        let out = context.scratchDir + "/rss.txt"
+        try? FileManager.default.removeItem(atPath: out)
+        guard measureProcess(["/usr/bin/time", "-f", "%M", "-o", out] + argv, runs: 1) != nil,
+              let text = try? String(contentsOfFile: out, encoding: .utf8) else { return nil }
+        return text.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     /// Factors tried for `ThumbnailOptions.decodeHeadroom`.

@@ -1,3 +1,300 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The web section: the release `gallery` behind a private nginx on loopback, measured with wrk
+/// in one run:
+///   (a) a warm /img/ URL answered from nginx's fastcgi_cache,
+///   (b) the same URL through nginx with its cache off (our in-memory render cache answers),
+///   (c) nginx serving the same bytes as a static file (the ceiling),
+/// plus a cold pass: 50 distinct photos at two sizes (100 renders), each requested once by 4
+/// concurrent clients. Reports req/s, the ratios (a)/(c) and (b)/(c), and non-2xx counts.
 enum WebBench {
-    static func run(_ context: BenchContext) {}
+    static let seconds = 4
+    static let connections = 16
+
+    static func run(_ context: BenchContext) {
+        for tool in ["/usr/sbin/nginx", "/usr/bin/wrk"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            print("\n## web\nskipped: \(tool) is not installed")
+            return
+        }
+        let dir = context.scratchDir + "/web"
+        do {
+            let setup = try WebSetup(dir: dir, photoDir: context.photoDir, galleryBinary: context.galleryBinary)
+            defer { setup.stop() }
+            try measure(setup, runs: context.runs)
+        } catch {
+            print("\n## web\nfailed: \(error)")
+        }
+    }
+
+    private static func measure(_ setup: WebSetup, runs: Int) throws {
+        let index = try setup.fetch(port: setup.cachedPort, path: "/")
+        let albumPaths = matches(in: index.text, prefix: "/album/", allowed: "0123456789abcdef")
+        var covers: [String] = []
+        for album in albumPaths.isEmpty ? ["/"] : albumPaths {
+            let page = try setup.fetch(port: setup.cachedPort, path: album)
+            covers += matches(in: page.text, prefix: "/img/", allowed: "0123456789abcdefx/?v=").filter { $0.contains("/240x240?v=") }
+        }
+        covers = Array(Set(covers)).sorted()
+        guard let warm = covers.first else { throw WebSetup.Failure(description: "no thumbnail URL on the pages") }
+
+        // Warm both caches, and write the same bytes as a static file for (c).
+        let bytes = try setup.fetch(port: setup.cachedPort, path: warm).body
+        _ = try setup.fetch(port: setup.cachedPort, path: warm)
+        _ = try setup.fetch(port: setup.uncachedPort, path: warm)
+        try Data(bytes).write(to: URL(fileURLWithPath: setup.dir + "/static/thumb.jpg"))
+
+        var table = Table(title: "web: wrk -t2 -c\(connections) -d\(seconds)s on loopback, \(bytes.count)-byte 240x240 JPEG",
+                          columns: ["case", "req/s", "vs static", "non-2xx", "requests"])
+        let staticRun = try wrk(url: "http://127.0.0.1:\(setup.cachedPort)/bench-static/thumb.jpg")
+        let cachedRun = try wrk(url: "http://127.0.0.1:\(setup.cachedPort)\(warm)")
+        let appRun = try wrk(url: "http://127.0.0.1:\(setup.uncachedPort)\(warm)")
+        table.add(["(a) nginx fastcgi_cache", String(format: "%.0f", cachedRun.rps), ratio(cachedRun.rps, staticRun.rps), "\(cachedRun.non2xx)", "\(cachedRun.requests)"])
+        table.add(["(b) app render cache", String(format: "%.0f", appRun.rps), ratio(appRun.rps, staticRun.rps), "\(appRun.non2xx)", "\(appRun.requests)"])
+        table.add(["(c) nginx static file", String(format: "%.0f", staticRun.rps), "1.00x", "\(staticRun.non2xx)", "\(staticRun.requests)"])
+
+        // Cold: every photo at two sizes, once, through nginx without its cache.
+        let coldURLs = covers.prefix(50).flatMap { [$0, $0.replacingOccurrences(of: "/240x240?", with: "/480x480?")] }
+        let cold = try setup.fetchAll(port: setup.uncachedPort, paths: Array(coldURLs), clients: 4)
+        table.add(["cold: \(coldURLs.count / 2) photos x 2 sizes", String(format: "%.1f", Double(coldURLs.count) / cold.seconds),
+                   "-", "\(cold.failures)", "\(coldURLs.count) in \(String(format: "%.2f", cold.seconds)) s"])
+        print(table.render(), terminator: "")
+        print("cold renders: median \(ms(cold.medianLatency)) ms, max \(ms(cold.maxLatency)) ms per request (4 clients)")
+    }
+
+    /// Paths in `html` that start with `prefix` and continue with `allowed` characters.
+    static func matches(in html: String, prefix: String, allowed: String) -> [String] {
+        let ok = Set(allowed)
+        var out: [String] = []
+        var rest = Substring(html)
+        while let r = rest.range(of: "\"" + prefix) ?? rest.range(of: " " + prefix) {
+            let start = rest.index(after: r.lowerBound)
+            var end = start
+            var count = 0
+            while end < rest.endIndex, count < prefix.count || ok.contains(rest[end]) {
+                end = rest.index(after: end)
+                count += 1
+            }
+            out.append(String(rest[start..<end]))
+            rest = rest[end...]
+        }
+        return Array(Set(out)).sorted()
+    }
+
+    struct WrkResult { var rps: Double; var non2xx: Int; var requests: Int }
+
+    static func wrk(url: String) throws -> WrkResult {
+        let text = try WebSetup.runTool("/usr/bin/wrk", ["-t2", "-c\(connections)", "-d\(seconds)s", url])
+        var result = WrkResult(rps: 0, non2xx: 0, requests: 0)
+        for line in text.split(separator: "\n") {
+            let words = line.split(separator: " ")
+            if line.hasPrefix("Requests/sec:"), let v = words.last.flatMap({ Double($0) }) { result.rps = v }
+            if line.contains("Non-2xx or 3xx responses:"), let v = words.last.flatMap({ Int($0) }) { result.non2xx = v }
+            if line.contains("requests in"), let v = words.first.flatMap({ Int($0) }) { result.requests = v }
+        }
+        return result
+    }
+}
+
+/// The stack under test: a library of hard links to the benchmark photos (50 distinct items),
+/// the gallery on a Unix socket, and one nginx with two servers: with and without fastcgi_cache.
+final class WebSetup: @unchecked Sendable {
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    let dir: String
+    let cachedPort: Int
+    let uncachedPort: Int
+    private let gallery: Process
+    private var nginxStarted = false
+
+    init(dir: String, photoDir: String, galleryBinary: String) throws {
+        self.dir = dir
+        let fm = FileManager.default
+        try? fm.removeItem(atPath: dir)
+        for sub in ["photos", "cache", "static", "nginx/tmp", "nginx/cache"] {
+            try fm.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true)
+        }
+        let sources = ((try? fm.contentsOfDirectory(atPath: photoDir)) ?? [])
+            .filter { ["jpg", "jpeg", "png"].contains(($0 as NSString).pathExtension.lowercased()) }.sorted()
+        guard !sources.isEmpty else { throw Failure(description: "no photos in \(photoDir)") }
+        for i in 0..<50 {
+            let name = sources[i % sources.count]
+            let target = dir + "/photos/" + String(format: "p%02d_", i) + name
+            if link(photoDir + "/" + name, target) != 0 { try fm.copyItem(atPath: photoDir + "/" + name, toPath: target) }
+        }
+        let repo = WebSetup.repoRoot(binary: galleryBinary)
+        let socket = dir + "/gallery.sock"
+        gallery = Process()
+        gallery.executableURL = URL(fileURLWithPath: galleryBinary)
+        gallery.arguments = ["serve", "--root", dir + "/photos", "--socket", socket, "--cache-dir", dir + "/cache",
+                             "--templates", repo + "/templates", "--public", repo + "/public", "--log", dir + "/gallery.log"]
+        try gallery.run()
+        cachedPort = try WebSetup.freePort()
+        uncachedPort = try WebSetup.freePort()
+        let user: String
+        if getuid() == 0 {
+            user = "user nobody nogroup;"
+            _ = try? WebSetup.runTool("/bin/chown", ["-R", "nobody:nogroup", dir + "/nginx/tmp", dir + "/nginx/cache"])
+        } else {
+            user = ""
+        }
+        let pass = "include /etc/nginx/fastcgi_params; fastcgi_param REQUEST_URI $request_uri; fastcgi_pass unix:\(socket);"
+        let conf = """
+        \(user)
+        worker_processes 2;
+        pid \(dir)/nginx/nginx.pid;
+        error_log \(dir)/nginx/error.log warn;
+        events { worker_connections 1024; }
+        http {
+            include /etc/nginx/mime.types;
+            access_log off;
+            client_body_temp_path \(dir)/nginx/tmp/client;
+            proxy_temp_path \(dir)/nginx/tmp/proxy;
+            fastcgi_temp_path \(dir)/nginx/tmp/fastcgi;
+            uwsgi_temp_path \(dir)/nginx/tmp/uwsgi;
+            scgi_temp_path \(dir)/nginx/tmp/scgi;
+            sendfile on;
+            keepalive_timeout 30s;
+            keepalive_requests 100000;
+            fastcgi_cache_path \(dir)/nginx/cache levels=1:2 keys_zone=bench_img:16m max_size=1g inactive=1d use_temp_path=off;
+            server {
+                listen 127.0.0.1:\(cachedPort);
+                location /bench-static/ { alias \(dir)/static/; }
+                location /img/ {
+                    \(pass)
+                    fastcgi_cache bench_img;
+                    fastcgi_cache_key "$request_method $request_uri";
+                    fastcgi_cache_valid 200 1d;
+                    fastcgi_cache_lock on;
+                    fastcgi_cache_use_stale updating;
+                }
+                location / { \(pass) }
+            }
+            server {
+                listen 127.0.0.1:\(uncachedPort);
+                location / { \(pass) fastcgi_read_timeout 120s; }
+            }
+        }
+        """
+        try conf.write(toFile: dir + "/nginx/nginx.conf", atomically: true, encoding: .utf8)
+        for _ in 0..<100 where !fm.fileExists(atPath: socket) { usleep(50_000) }
+        try WebSetup.runTool("/usr/sbin/nginx", ["-p", dir + "/nginx", "-c", dir + "/nginx/nginx.conf", "-e", dir + "/nginx/error.log"])
+        nginxStarted = true
+    }
+
+    func stop() {
+        if nginxStarted, let text = try? String(contentsOfFile: dir + "/nginx/nginx.pid", encoding: .utf8),
+           let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            kill(pid, SIGTERM)
+            for _ in 0..<100 where kill(pid, 0) == 0 { usleep(50_000) }
+        }
+        if gallery.isRunning {
+            kill(gallery.processIdentifier, SIGTERM)
+            gallery.waitUntilExit()
+        }
+    }
+
+    struct Reply: Sendable { var status: Int; var body: [UInt8]; var text: String { String(decoding: body, as: UTF8.self) } }
+
+    /// One GET; throws unless the answer is 2xx.
+    func fetch(port: Int, path: String) throws -> Reply {
+        let reply = WebSetup.get("http://127.0.0.1:\(port)\(path)")
+        guard (200..<300).contains(reply.status) else { throw Failure(description: "GET \(path): status \(reply.status)") }
+        return reply
+    }
+
+    /// Each path once, `clients` at a time; wall time, failures and latency spread.
+    func fetchAll(port: Int, paths: [String], clients: Int) throws -> (seconds: Double, failures: Int, medianLatency: Double, maxLatency: Double) {
+        let next = Counter()
+        let latencies = Collector()
+        let start = DispatchTime.now().uptimeNanoseconds
+        DispatchQueue.concurrentPerform(iterations: clients) { _ in
+            while true {
+                let i = next.take()
+                guard i < paths.count else { return }
+                let t0 = DispatchTime.now().uptimeNanoseconds
+                let reply = WebSetup.get("http://127.0.0.1:\(port)\(paths[i])")
+                latencies.add(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9, failed: reply.status != 200)
+            }
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let (values, failures) = latencies.snapshot()
+        let sorted = values.sorted()
+        return (seconds, failures, sorted.isEmpty ? 0 : sorted[sorted.count / 2], sorted.last ?? 0)
+    }
+
+    private final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = 0
+        func take() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value - 1 }
+    }
+
+    private final class Collector: @unchecked Sendable {
+        private let lock = NSLock()
+        private var values: [Double] = []
+        private var failures = 0
+        func add(_ v: Double, failed: Bool) { lock.lock(); values.append(v); if failed { failures += 1 }; lock.unlock() }
+        func snapshot() -> ([Double], Int) { lock.lock(); defer { lock.unlock() }; return (values, failures) }
+    }
+
+    private final class Box: @unchecked Sendable { var reply = Reply(status: 0, body: []) }
+
+    static func get(_ url: String) -> Reply {
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        var request = URLRequest(url: URL(string: url)!)
+        request.timeoutInterval = 120
+        URLSession.shared.dataTask(with: request) { data, response, _ in
+            box.reply = Reply(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data.map { Array($0) } ?? [])
+            done.signal()
+        }.resume()
+        done.wait()
+        return box.reply
+    }
+
+    static func repoRoot(binary: String) -> String {
+        let cwd = FileManager.default.currentDirectoryPath
+        if FileManager.default.fileExists(atPath: cwd + "/templates") { return cwd }
+        var url = URL(fileURLWithPath: binary).deletingLastPathComponent()
+        for _ in 0..<5 {
+            if FileManager.default.fileExists(atPath: url.path + "/templates") { return url.path }
+            url = url.deletingLastPathComponent()
+        }
+        return cwd
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        guard ok else { throw Failure(description: "no free port") }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+
+    @discardableResult
+    static func runTool(_ path: String, _ args: [String]) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = args
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard p.terminationStatus == 0 else { throw Failure(description: "\(path) failed: \(text)") }
+        return text
+    }
 }

@@ -75,11 +75,45 @@ import Testing
         }
     }
 
-    @Test("a progressive file cut short still renders what its scans reached")
-    func truncatedProgressive() throws {
-        let bytes = try JPEGFixtures.bytes("generated/stream_420_q80_prog.jpg")
-        let image = try JPEGDecoder.decode(Array(bytes.prefix(bytes.count / 2)), scale: 8, limits: .default)
-        #expect(image.bitmap.width == 300 && image.bitmap.height == 200)
+    /// Progressive files cut at a percentage of their bytes, with the CRC-32 of djpeg's PNM:
+    /// libjpeg smooths blocks whose low AC coefficients are still incomplete.
+    static let truncatedProgressive: [(file: String, percent: Int, scale: Int, crc: UInt32)] = [
+        ("stream_420_q80_prog", 15, 8, 1848187621),
+        ("stream_420_q80_prog", 15, 4, 1726965675),
+        ("stream_420_q80_prog", 15, 2, 3274836577),
+        ("stream_420_q80_prog", 15, 1, 1205941841),
+        ("stream_420_q80_prog", 30, 8, 3879337615),
+        ("stream_420_q80_prog", 30, 4, 2257320292),
+        ("stream_420_q80_prog", 30, 2, 61857497),
+        ("stream_420_q80_prog", 30, 1, 2758101488),
+        ("stream_420_q80_prog", 50, 8, 2014437947),
+        ("stream_420_q80_prog", 50, 4, 1561631144),
+        ("stream_420_q80_prog", 50, 2, 2496325024),
+        ("stream_420_q80_prog", 50, 1, 2377329584),
+        ("stream_420_q80_prog_customscans", 30, 8, 3740665318),
+        ("stream_420_q80_prog_customscans", 30, 4, 2115887964),
+        ("stream_420_q80_prog_customscans", 30, 2, 3677899927),
+        ("stream_420_q80_prog_customscans", 30, 1, 808606130),
+        ("stream_444_q80_prog", 50, 8, 1902172024),
+        ("stream_444_q80_prog", 50, 4, 1444437636),
+        ("stream_444_q80_prog", 50, 2, 2758493897),
+        ("stream_444_q80_prog", 50, 1, 1335488735),
+        ("stream_411_q80_prog", 30, 8, 943750891),
+        ("stream_411_q80_prog", 30, 4, 2389802219),
+        ("stream_411_q80_prog", 30, 2, 180573353),
+        ("stream_411_q80_prog", 30, 1, 1449795314),
+        ("stream_gray_q80_prog", 30, 8, 2293814898),
+        ("stream_gray_q80_prog", 30, 4, 905082173),
+        ("stream_gray_q80_prog", 30, 2, 2408045570),
+        ("stream_gray_q80_prog", 30, 1, 3686259216),
+    ]
+
+    @Test("truncated progressive files decode exactly as djpeg (block smoothing)", arguments: 0..<28)
+    func truncatedProgressive(_ i: Int) throws {
+        let c = Self.truncatedProgressive[i]
+        let bytes = try JPEGFixtures.bytes("generated/\(c.file).jpg")
+        let image = try JPEGDecoder.decode(Array(bytes.prefix(bytes.count * c.percent / 100)), scale: c.scale, limits: .default)
         #expect(!image.warnings.isEmpty)
+        #expect(JPEGFixtures.crc32(JPEGFixtures.pnm(image.bitmap)) == c.crc, "\(c.file) cut at \(c.percent) % at \(c.scale)/8")
     }
 }

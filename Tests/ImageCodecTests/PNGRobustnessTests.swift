@@ -87,6 +87,23 @@ import Testing
         }
     }
 
+    @Test func sizesThatOverflowAreLimitErrorsEvenWithoutLimits() throws {
+        let unlimited = DecodeLimits(maxPixels: .max, maxDimension: .max, maxScans: .max, maxInputBytes: .max, maxMetadataBytes: .max)
+        let png = PNGFixtures.png([("IHDR", PNGFixtures.ihdr(width: 0x7FFF_FFFF, height: 0x7FFF_FFFF, depth: 16, colorType: 6)),
+                                   ("IDAT", Self.storedZlib([0])), ("IEND", [])])
+        expectFailure(.limitExceeded) { try PNGDecoder.probe(png, limits: unlimited) }
+        expectFailure(.limitExceeded) { try PNGDecoder.decode(png, reduction: 8, limits: unlimited) }
+    }
+
+    @Test func transparencyKeyIgnoresBitsAboveTheDepth() throws {
+        // 2-bit gray, key 0x0102: only its low two bits (2) count, as in libpng.
+        let png = PNGFixtures.png([("IHDR", PNGFixtures.ihdr(width: 4, height: 1, depth: 2, colorType: 0)), ("tRNS", [1, 2]),
+                                   ("IDAT", Self.storedZlib([0, 0b00_01_10_11])), ("IEND", [])])
+        let decoded = try PNGDecoder.decode(png, reduction: 1, limits: .default)
+        #expect(decoded.bitmap.layout == .grayAlpha)
+        #expect(decoded.bitmap.pixels == [0, 255, 85, 255, 170, 0, 255, 255])
+    }
+
     @Test func chunkLengthOver2GiBIsCorrupt() throws {
         var png = try PNGFixtures.bytes("pngsuite/basn0g08.png")
         png[33] = 0x80  // the length of the chunk after IHDR

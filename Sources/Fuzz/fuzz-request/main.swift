@@ -3,9 +3,10 @@ import Foundation
 import Gallery
 import ImagePipeline
 
-// libFuzzer entry point for everything a request line reaches before any image work: the
-// router, the query-string decoder, the size-spec parser and the whole app's answer (pages,
-// error pages, redirects). This file must hold declarations only: top-level statements would
+// libFuzzer entry point for everything request text reaches before any image work: the router,
+// the query-string decoder, the size-spec parser, the template engine and the whole app's
+// answer (pages, error pages, redirects). Merges the web branch's router/query/template
+// fuzzer with the hardening one's app-level checks. This file must hold declarations only: top-level statements would
 // make Swift emit its own `main` and the fuzzer would silently never run (STACK-NOTES).
 
 /// A tiny library (one small JPEG in one album) and an app over it, made once per process.
@@ -40,27 +41,31 @@ enum RequestFuzzHarness {
     static let expectedStatuses: Set<Int> = [200, 301, 302, 303, 304, 307, 308, 400, 404, 405, 414]
 }
 
-/// Input layout: byte 0 picks the method (GET, HEAD, or an odd one), the rest is the request
-/// target as the browser sent it ("/img/<id>/480?v=…"). Traps and failed preconditions are
-/// findings: a route naming an id that is not 12 hex digits, a size spec that does not read
-/// back to itself, a path outside the safe alphabet that is not a 404, a 5xx answer.
+/// Input layout: the low two bits of byte 0 pick what the rest is fed to:
+/// 0: a request target ("/img/<id>/480?v=…") with the method in bits 2-4 of byte 0, through
+///    the router's invariants and then the whole app (pages, error pages, redirects);
+/// 1: a query string, through the decoder; 2: a template, rendered with hostile values (a
+///    template author's mistake must give an error, never a trap, and values stay escaped);
+/// 3: a size spec, which must read back to itself.
+/// Traps and failed preconditions are findings.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    guard size >= 1, size <= 4096 else { return 0 }
+    guard size >= 1, size <= 8192 else { return 0 }
     let bytes = UnsafeBufferPointer(start: data, count: size)
-    let method = ["GET", "HEAD", "POST", "get", "PUT", "OPTIONS", "TRACE", ""][Int(bytes[0] & 7)]
-    let target = String(decoding: bytes.dropFirst(), as: UTF8.self)
+    let text = String(decoding: bytes.dropFirst(), as: UTF8.self)
+    switch bytes[0] & 3 {
+    case 0: fuzzRequest(method: ["GET", "HEAD", "POST", "get", "PUT", "OPTIONS", "TRACE", ""][Int(bytes[0] >> 2 & 7)], target: text)
+    case 1: fuzzQuery(text)
+    case 2: fuzzTemplate(text)
+    default: fuzzSizeSpec(text)
+    }
+    return 0
+}
 
+func fuzzRequest(method: String, target: String) {
     let request = FastCGIRequest(params: ["REQUEST_METHOD": method, "REQUEST_URI": target])
     let route = Router.route(path: request.path, query: request.query)
     checkRoute(route, path: request.path)
-
-    _ = QueryString.parse(request.query)
-    if let spec = SizeSpec(parsing: target) {
-        precondition(SizeSpec(parsing: spec.description) == spec, "size spec does not read back: \(target)")
-        precondition(spec.description.utf8.count <= target.utf8.count, "canonical spec longer than its input")
-    }
-
     let response = RequestFuzzHarness.app.handle(request)
     if method == "GET" || method == "HEAD" {
         precondition(RequestFuzzHarness.expectedStatuses.contains(response.status) || response.status == 415
@@ -73,7 +78,30 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let location = response.header("Location") ?? ""
         precondition(location.hasPrefix("/") && !location.hasPrefix("//"), "redirect off site: \(location)")
     }
-    return 0
+}
+
+func fuzzQuery(_ text: String) {
+    for (key, value) in QueryString.parse(text) {
+        precondition(!key.isEmpty, "empty query key")
+        _ = value.utf8.count
+    }
+    _ = QueryString.percentDecode(text)
+}
+
+func fuzzTemplate(_ text: String) {
+    guard let library = try? TemplateLibrary(sources: ["page": text, "part": "<i>{{a}}</i>"]) else { return }
+    let hostile = "<script>alert(1)</script>\"'&"
+    let context: TemplateValue = ["a": .string(hostile), "b": .list([.string(hostile), .bool(true)]),
+                                  "c": .object(["d": .string(hostile)]), "e": .html("<b>trusted</b>")]
+    let out = library.renderPage("page", context: context)
+    precondition(!out.contains("<script>alert(1)</script>") || text.contains("<script>alert(1)</script>"),
+                 "a value was emitted without escaping")
+}
+
+func fuzzSizeSpec(_ text: String) {
+    guard let spec = SizeSpec(parsing: text) else { return }
+    precondition(SizeSpec(parsing: spec.description) == spec, "size spec does not read back: \(text)")
+    precondition(spec.description == text, "two spellings of one size: \(text) and \(spec.description)")
 }
 
 /// Invariants every route must keep, whatever the input.

@@ -178,6 +178,7 @@ enum BaselineScanDecoder {
         let nat = JPEGStandardTables.naturalPointer
         if comps.count > 1 {
             for my in 0..<frame.mcuRows {
+                if restart.isFinished(reader) { return }
                 for mx in 0..<frame.mcusPerLine {
                     if restart.beforeMCU(&reader) { for i in pred.indices { pred[i] = 0 } }
                     if restart.outOfData { continue }
@@ -194,6 +195,7 @@ enum BaselineScanDecoder {
             let c = comps[0]
             let p = plan.components[c]
             for by in 0..<p.dataBlocksHigh {
+                if restart.isFinished(reader) { return }
                 for bx in 0..<p.dataBlocksWide {
                     if restart.beforeMCU(&reader) { pred[0] = 0 }
                     if restart.outOfData { continue }

@@ -38,9 +38,12 @@ enum JPEGDecoder {
                 var reader = BitReader(base: base, count: buf.count, pos: h.marker.pos)
                 try latchQuantTables(h.firstScan, h, renderer)
                 if let store {
+                    var progression = ProgressionState(components: h.frame.components.count)
                     try decodeScans(&reader, &h, plan: plan, store: store, renderer: renderer,
-                                    limits: limits, warnings: &warnings)
-                    renderer.render(from: store)
+                                    progression: &progression, limits: limits, warnings: &warnings)
+                    let smoother = h.frame.progressive
+                        ? BlockSmoother(progression: progression, plan: plan, store: store, renderer: renderer) : nil
+                    renderer.render(from: store, smoother: smoother)
                 } else {
                     try BaselineScanDecoder.decodeStreaming(&reader, scan: h.firstScan, frame: h.frame, tables: h.tables,
                                                             renderer: renderer, warnings: &warnings)
@@ -68,13 +71,16 @@ enum JPEGDecoder {
     /// Runs every scan of a multi-scan file into `store`, reading the tables and markers
     /// between scans, until EOI or the end of the input.
     static func decodeScans(_ reader: inout BitReader, _ h: inout Headers, plan: DecodePlan, store: CoefficientStore,
-                            renderer: MCURowRenderer, limits: DecodeLimits, warnings: inout [String]) throws {
+                            renderer: MCURowRenderer, progression: inout ProgressionState,
+                            limits: DecodeLimits, warnings: inout [String]) throws {
         var scan = h.firstScan
         var scans = 1
         while true {
             if h.frame.progressive {
+                progression.startScan(scan)
                 try ProgressiveScanDecoder.decode(&reader, scan: scan, frame: h.frame, tables: h.tables,
-                                                  plan: plan, store: store, warnings: &warnings)
+                                                  plan: plan, store: store, lastGoodIMCURow: &progression.lastGoodIMCURow,
+                                                  warnings: &warnings)
             } else {
                 try BaselineScanDecoder.decodeIntoStore(&reader, scan: scan, frame: h.frame, tables: h.tables,
                                                         plan: plan, store: store, scratch: renderer.scratch,

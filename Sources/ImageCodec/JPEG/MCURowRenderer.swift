@@ -88,7 +88,7 @@ final class MCURowRenderer {
     }
 
     /// Transforms iMCU row `band` of every component from the coefficient store.
-    func fill(band: Int, from store: CoefficientStore) {
+    func fill(band: Int, from store: CoefficientStore, smoother: BlockSmoother?) {
         for (c, p) in plan.components.enumerated() {
             let q = UnsafePointer(quant[c])
             for by in 0..<p.v {
@@ -96,16 +96,20 @@ final class MCURowRenderer {
                 let dst = blockRow(c, band: band, by: by)
                 for bx in 0..<p.blocksWide {
                     store.expand(component: c, bx: bx, by: row, into: scratch)
+                    if let smoother, bx < p.dataBlocksWide, row < p.dataBlocksHigh {
+                        smoother.apply(component: c, plan: p, band: band, by: by, bx: bx, store: store, coef: scratch)
+                    }
                     MCURowRenderer.idct(size: p.idctSize, scratch, q, dst + bx &* p.idctSize, p.rowStride)
                 }
             }
         }
     }
 
-    /// Renders the whole image from a complete coefficient store.
-    func render(from store: CoefficientStore) {
+    /// Renders the whole image from a complete coefficient store, smoothing blocks when
+    /// `smoother` is set (incomplete progressive data).
+    func render(from store: CoefficientStore, smoother: BlockSmoother?) {
         for band in 0..<plan.bands {
-            fill(band: band, from: store)
+            fill(band: band, from: store, smoother: smoother)
             if band > 0 { emit(band: band - 1) }
         }
         emit(band: plan.bands - 1)

@@ -4,7 +4,7 @@
 enum ProgressiveScanDecoder {
     static func decode(_ input: inout BitReader, scan: JPEGScanHeader, frame: JPEGFrame,
                        tables: JPEGTables, plan: DecodePlan, store: CoefficientStore,
-                       warnings: inout [String]) throws {
+                       lastGoodIMCURow: inout Int, warnings: inout [String]) throws {
         let isDC = scan.ss == 0
         var keep: [HuffmanTable] = []
         var lookups: [HuffmanLookup] = []
@@ -29,7 +29,9 @@ enum ProgressiveScanDecoder {
         let al = scan.al, ss = scan.ss, se = scan.se
         if comps.count > 1 {
             for my in 0..<frame.mcuRows {
+                if restart.isFinished(reader) { return }
                 for mx in 0..<frame.mcusPerLine {
+                    if !restart.outOfData { lastGoodIMCURow = my }
                     if restart.beforeMCU(&reader) { for i in pred.indices { pred[i] = 0 } }
                     if restart.outOfData { continue }
                     for (i, c) in comps.enumerated() {
@@ -56,7 +58,9 @@ enum ProgressiveScanDecoder {
         let p = plan.components[c]
         let plane = store.planes[c]
         for by in 0..<p.dataBlocksHigh {
+            if restart.isFinished(reader) { return }
             for bx in 0..<p.dataBlocksWide {
+                if !restart.outOfData { lastGoodIMCURow = by / p.v }
                 if restart.beforeMCU(&reader) {
                     pred[0] = 0
                     eobrun = 0

@@ -99,6 +99,13 @@ struct RestartState {
         return false
     }
 
+    /// Whether no later MCU of the scan can be decoded: out of data with no restart marker
+    /// left to clear it. Lets multi-scan decoding skip the rest of a dead scan (a hostile
+    /// file can declare many empty scans over a large image).
+    @inline(__always) func isFinished(_ reader: BitReader) -> Bool {
+        outOfData && (interval == 0 || reader.hitEndOfInput)
+    }
+
     /// Call after each decoded MCU.
     @inline(__always) mutating func afterMCU(_ reader: BitReader, warnings: inout [String]) {
         if reader.ranOutOfData && !outOfData {

@@ -29,6 +29,15 @@ enum ScaledIDCT {
     /// Dequantise + IDCT one block. `coef`: 64 Int16 in natural (row-major) order; `quant`: 64
     /// UInt16 in natural order. Writes 8×8 clamped pixels to `out` with row stride `stride` bytes.
     static func idct8x8(_ coef: UnsafePointer<Int16>, _ quant: UnsafePointer<UInt16>, _ out: UnsafeMutablePointer<UInt8>, _ stride: Int) {
+        if acIsZero(coef) {
+            // Both passes' DC-only shortcuts combined: one level for the whole block.
+            let v = rangeLimit((dequant(coef, quant, 0) &+ 4) &>> 3)
+            let word = UInt64(v) &* 0x0101_0101_0101_0101
+            for row in 0..<8 {
+                UnsafeMutableRawPointer(out + row &* stride).storeBytes(of: word, as: UInt64.self)
+            }
+            return
+        }
         var ws = InlineArray<64, Int32>(repeating: 0)
 
         // Pass 1: columns of the dequantised input into the workspace, scaled up by 2^PASS1_BITS.
@@ -169,6 +178,15 @@ enum ScaledIDCT {
     }
 
     // MARK: - Shared steps
+
+    /// Whether coefficients 1...63 are all zero, read as sixteen 8-byte words.
+    @inline(__always)
+    private static func acIsZero(_ coef: UnsafePointer<Int16>) -> Bool {
+        let raw = UnsafeRawPointer(coef)
+        var any = raw.loadUnaligned(as: UInt64.self) & ~UInt64(0xFFFF).littleEndian
+        for i in 1..<16 { any |= raw.loadUnaligned(fromByteOffset: 8 &* i, as: UInt64.self) }
+        return any == 0
+    }
 
     /// libjpeg's DEQUANTIZE with the table entry as a signed 16-bit multiplier.
     @inline(__always)

@@ -6,9 +6,16 @@
 ///
 /// Data flow, one stage per file: `ComponentStrips` (colour conversion, edge replication,
 /// `ChromaDownsampler`) → `MCURowTransform` (`ForwardDCT` + quantiser, dummy blocks) →
-/// `HuffmanEncoder` → `BitWriter`, with headers from `JPEGMarkerWriter`. Memory is a few MCU
-/// rows, except with `optimizeHuffman`, which keeps every quantised block (2 bytes per sample,
-/// as libjpeg does) to count symbols before writing.
+/// `ScanEncoder` / `HuffmanEncoder` → `BitWriter`, with headers from `JPEGMarkerWriter`.
+/// Memory is a few MCU rows, except with `optimizeHuffman`, which keeps every quantised block
+/// (2 bytes per sample, as libjpeg does) to count symbols before writing.
+///
+/// Speed (1920×1080 q82, thread CPU time, portable x86-64 build): 15.5 ms for 4:2:0 and 22.5 ms
+/// for 4:4:4, against 8.9 and 12 ms for cjpeg 2.1.5 with its SSE2/AVX2 kernels (process minus
+/// start-up). What was measured: table colour conversion beat nine multiplies per pixel by
+/// ~13%; quantising in natural order (vectorised, one 32×32→64 multiply per coefficient) and
+/// keeping the bit state in registers per chunk (`BitSink`) gave another ~10%; computing the
+/// non-zero mask with SIMD compares was twice as slow as the scalar loop and was dropped.
 public enum JPEGEncoder {
     /// Chroma subsampling of colour output. Gray bitmaps always give one-component files.
     public enum Subsampling: String, Sendable { case s420 = "4:2:0", s444 = "4:4:4" }
@@ -24,8 +31,8 @@ public enum JPEGEncoder {
     ///   - quality: 1...100 on libjpeg's scale (50 = the Annex K tables). 82 by default.
     ///   - subsampling: chroma sampling for colour images; 4:2:0 by default (cjpeg's default).
     ///   - optimizeHuffman: two passes with Huffman tables built for this image (as
-    ///     `cjpeg -optimize`): typically 5-10% smaller, about 1.3× the time, and memory for
-    ///     every quantised block. Off by default.
+    ///     `cjpeg -optimize`): typically 1-5% smaller, about 1.15× the time, and memory for
+    ///     every quantised block plus its mask (136 bytes per 8×8 block). Off by default.
     /// - Throws: `.invalidArgument` for a quality outside 1...100 or a side over `maxDimension`;
     ///   `.limitExceeded` when the optimiser's coefficient buffer would not fit in memory.
     public static func encode(_ bitmap: Bitmap, quality: Int = 82, subsampling: Subsampling = .s420,
@@ -61,7 +68,8 @@ public enum JPEGEncoder {
         let masks = UnsafeMutablePointer<UInt64>.allocate(capacity: blockCount)
         defer { masks.deallocate() }
 
-        var writer = BitWriter(capacity: bitmap.width * bitmap.height / 4 + 1024)
+        // A guess at the output size (a quarter byte per pixel, capped), grown when short.
+        var writer = BitWriter(capacity: min(bitmap.width * bitmap.height / 4, 16 << 20) + 1024)
         writer.append(JPEGMarkerWriter.startOfImage)
         writer.append(JPEGMarkerWriter.jfif)
         writer.append(JPEGMarkerWriter.quantTable(id: 0, quant.luma))

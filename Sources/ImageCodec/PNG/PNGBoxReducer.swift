@@ -1,6 +1,10 @@
-/// Shrinks an image by an integer factor f while its rows arrive: each output pixel is the
-/// rounded mean of an f×f block (edge blocks average the pixels they have), so the output is
-/// ceil(W/f) × ceil(H/f) and only one row of running sums is held.
+/// Shrinks an image by a factor f of 1, 2, 4 or 8 while its pixels arrive: each output pixel
+/// is the rounded mean of an f×f block (edge blocks average the pixels they have), so the
+/// output is ceil(W/f) × ceil(H/f).
+///
+/// Rows in order (`add`) need one row of running sums. Adam7 passes (`scatter`) deliver
+/// pixels all over the image, so that mode keeps sums for every output pixel: 4·C bytes per
+/// output pixel, a sixteenth of the full image at 1/8 instead of the whole image.
 ///
 /// Alpha: colour is averaged premultiplied, i.e. weighted by alpha, then divided by the
 /// summed alpha (straight alpha out); a fully transparent block gets colour 0. This keeps
@@ -14,19 +18,24 @@ final class PNGBoxReducer {
     let outWidth: Int
     let outHeight: Int
     private let sums: UnsafeMutablePointer<UInt32>
+    private let sumCount: Int
+    private let shift: Int
     private var rowsAdded = 0
 
-    /// `width` × `height` input of `layout`, reduced by `factor` ≥ 1.
-    init(width: Int, height: Int, layout: Bitmap.Layout, factor: Int) {
+    /// `width` × `height` input of `layout`, reduced by `factor` (1, 2, 4 or 8). With
+    /// `scattered`, sums are kept for the whole output (for `scatter` and `finish`).
+    init(width: Int, height: Int, layout: Bitmap.Layout, factor: Int, scattered: Bool = false) {
         self.factor = factor
+        shift = factor.trailingZeroBitCount
         self.width = width
         self.height = height
         channels = layout.channels
         hasAlpha = layout.hasAlpha
         outWidth = (width + factor - 1) / factor
         outHeight = (height + factor - 1) / factor
-        sums = .allocate(capacity: outWidth * channels)
-        sums.initialize(repeating: 0, count: outWidth * channels)
+        sumCount = outWidth * channels * (scattered ? outHeight : 1)
+        sums = .allocate(capacity: sumCount)
+        sums.initialize(repeating: 0, count: sumCount)
     }
 
     deinit { sums.deallocate() }
@@ -51,7 +60,37 @@ final class PNGBoxReducer {
         }
         rowsAdded &+= 1
         if rowsAdded % factor == 0 || rowsAdded == height {
-            emit(row: (rowsAdded &- 1) / factor, blockHeight: rowsAdded &- ((rowsAdded &- 1) / factor) &* factor, output: output)
+            emit(row: (rowsAdded &- 1) / factor, blockHeight: rowsAdded &- ((rowsAdded &- 1) / factor) &* factor,
+                 sums: sums, output: output)
+        }
+    }
+
+    /// Adds `count` pixels that sit on image row `y` at columns x0, x0 + dx, ... (one row of
+    /// an Adam7 pass). Only in `scattered` mode.
+    func scatter(_ pixels: UnsafePointer<UInt8>, count: Int, y: Int, x0: Int, dx: Int) {
+        let c = channels
+        let band = sums + (y >> shift) &* outWidth &* c
+        var x = x0
+        var p = pixels
+        for _ in 0..<count {
+            let s = band + (x >> shift) &* c
+            if hasAlpha {
+                let a = UInt32(p[c &- 1])
+                for k in 0..<(c &- 1) { s[k] &+= UInt32(p[k]) &* a }
+                s[c &- 1] &+= a
+            } else {
+                for k in 0..<c { s[k] &+= UInt32(p[k]) }
+            }
+            x &+= dx
+            p += c
+        }
+    }
+
+    /// Writes every output row after the last `scatter`.
+    func finish(output: UnsafeMutablePointer<UInt8>) {
+        for oy in 0..<outHeight {
+            emit(row: oy, blockHeight: min(factor, height &- oy &* factor),
+                 sums: sums + oy &* outWidth &* channels, output: output)
         }
     }
 
@@ -75,7 +114,8 @@ final class PNGBoxReducer {
         }
     }
 
-    private func emit(row oy: Int, blockHeight: Int, output: UnsafeMutablePointer<UInt8>) {
+    /// Output row `oy` from one row of block sums, which are cleared for reuse.
+    private func emit(row oy: Int, blockHeight: Int, sums: UnsafeMutablePointer<UInt32>, output: UnsafeMutablePointer<UInt8>) {
         let c = channels
         let out = output + oy &* outWidth &* c
         for bx in 0..<outWidth {

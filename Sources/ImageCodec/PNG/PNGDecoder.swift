@@ -3,8 +3,9 @@
 ///
 /// Memory for a sequential (non-interlaced) file is the output bitmap plus two full-width
 /// raw rows, one expanded row, one row of reduction sums and zlib's 64 KiB staging buffer:
-/// a 1/8 thumbnail of a 12 MP PNG never holds the full image. Adam7 files are decoded at full
-/// size first (their passes touch every band of rows) and then reduced.
+/// a 1/8 thumbnail of a 12 MP PNG never holds the full image. Adam7 passes touch every band
+/// of rows, so a reduced interlaced decode keeps block sums for the whole output instead
+/// (4 bytes per output sample: 1/16 of the full image at 1/8, about its size at 1/2).
 ///
 /// Short data is an error (`.truncated`), never a partial image.
 enum PNGDecoder {
@@ -77,19 +78,23 @@ private struct RowPlan {
         }
     }
 
-    /// Scatters each Adam7 pass into a full-size image (`out` itself when not reducing), then
-    /// reduces it row by row.
+    /// Places each Adam7 pass's pixels: straight into the full-size `out`, or, when reducing,
+    /// into block sums for the whole output (the full image is never held).
     func decodeInterlaced(into out: UnsafeMutablePointer<UInt8>, reduction: Int) throws {
         let channels = layout.channels
-        let rowPixels = header.width * channels
-        let full = reduction > 1 ? UnsafeMutablePointer<UInt8>.allocate(capacity: rowPixels * header.height) : out
-        defer { if full != out { full.deallocate() } }
-        let expanded = UnsafeMutablePointer<UInt8>.allocate(capacity: rowPixels)
+        let reducer = reduction > 1
+            ? PNGBoxReducer(width: header.width, height: header.height, layout: layout, factor: reduction, scattered: true) : nil
+        let expanded = UnsafeMutablePointer<UInt8>.allocate(capacity: header.width * channels)
         defer { expanded.deallocate() }
         for pass in header.passes where pass.width > 0 && pass.height > 0 {
             try forEachRow(of: pass) { raw, j in
                 try expander.expand(raw, width: pass.width, into: expanded)
-                var dst = full + ((pass.y0 &+ j &* pass.dy) &* header.width &+ pass.x0) &* channels
+                let y = pass.y0 &+ j &* pass.dy
+                if let reducer {
+                    reducer.scatter(expanded, count: pass.width, y: y, x0: pass.x0, dx: pass.dx)
+                    return
+                }
+                var dst = out + (y &* header.width &+ pass.x0) &* channels
                 let step = pass.dx &* channels
                 var src = UnsafePointer(expanded)
                 for _ in 0..<pass.width {
@@ -99,11 +104,7 @@ private struct RowPlan {
                 }
             }
         }
-        guard reduction > 1 else { return }
-        let reducer = PNGBoxReducer(width: header.width, height: header.height, layout: layout, factor: reduction)
-        for y in 0..<header.height {
-            reducer.add(full + y * rowPixels, output: out)
-        }
+        reducer?.finish(output: out)
     }
 
     /// Reads, unfilters and hands over each row of `pass` (raw bytes at native depth, and

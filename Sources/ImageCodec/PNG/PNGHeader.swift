@@ -81,10 +81,15 @@ struct PNGHeader: Equatable {
         bitDepth = depth
         colorType = type
         interlaced = data[12] == 1
+        expectedDataBytes = 0
+        guard let bytes = PNGHeader.dataBytes(passes) else {
+            throw ImageCodecError(.limitExceeded, "PNG size \(w)x\(h) at \(bitsPerPixel) bits per pixel is too large")
+        }
+        expectedDataBytes = bytes
     }
 
-    /// The passes in decoding order: seven for Adam7, one otherwise. Sizes are small enough
-    /// (width, height ≤ the limits' maxDimension) that the row arithmetic cannot overflow.
+    /// The passes in decoding order: seven for Adam7, one otherwise. Width and height are at
+    /// most 2^31 − 1, so width × 64 bits cannot overflow.
     var passes: [Pass] {
         let shapes: [(Int, Int, Int, Int)] = interlaced
             ? [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
@@ -96,11 +101,20 @@ struct PNGHeader: Equatable {
         }
     }
 
-    /// Σ over non-empty passes of rows × (1 + rowBytes): exactly what the zlib stream must inflate to.
-    var expectedDataBytes: Int {
-        passes.reduce(0) { total, p in
-            p.width == 0 || p.height == 0 ? total : total + p.height * (1 + p.rowBytes)
+    /// Σ over non-empty passes of rows × (1 + rowBytes): exactly what the zlib stream must
+    /// inflate to. Computed (with overflow checks) once in `init`.
+    private(set) var expectedDataBytes: Int
+
+    private static func dataBytes(_ passes: [Pass]) -> Int? {
+        var total = 0
+        for p in passes where p.width > 0 && p.height > 0 {
+            let (row, o1) = p.rowBytes.addingReportingOverflow(1)
+            let (bytes, o2) = row.multipliedReportingOverflow(by: p.height)
+            let (sum, o3) = total.addingReportingOverflow(bytes)
+            guard !o1, !o2, !o3 else { return nil }
+            total = sum
         }
+        return total
     }
 
     /// Channels of the decoded 8-bit bitmap (palette expanded; tRNS adds alpha).

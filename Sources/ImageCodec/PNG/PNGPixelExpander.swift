@@ -35,7 +35,9 @@ struct PNGPixelExpander {
         paletteCount = s.paletteCount
         var table = [UInt8](repeating: 255, count: 1024)
         let trns = s.transparency ?? []
-        func key(_ i: Int) -> Int { i + 1 < trns.count ? Int(trns[i]) << 8 | Int(trns[i + 1]) : -1 }
+        // Keys are compared at the native depth; like libpng, bits above the depth are ignored.
+        let keyMask = h.bitDepth == 16 ? 0xFFFF : (1 << h.bitDepth) - 1
+        func key(_ i: Int) -> Int { i + 1 < trns.count ? (Int(trns[i]) << 8 | Int(trns[i + 1])) & keyMask : -1 }
         switch h.colorType {
         case .palette:
             for i in 0..<s.paletteCount {

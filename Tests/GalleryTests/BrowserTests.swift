@@ -1,0 +1,115 @@
+import Foundation
+import Gallery
+import ImageCodec
+import ImagePipeline
+import Testing
+
+/// Headless Chromium loads list and detail pages at device scale 1 and 2; every visible image
+/// must have loaded at exactly its 1x or 2x size. Screenshots go to a temp folder printed in the log.
+@Suite(.serialized) struct BrowserTests {
+    /// Added to each HTML page by the test nginx (sub_filter): after load, writes what every
+    /// <img> shows into the DOM, which --dump-dom prints.
+    static let probe = """
+    window.addEventListener("load", function () {
+      setTimeout(function () {
+        var out = [];
+        document.querySelectorAll("img").forEach(function (img) {
+          var r = img.getBoundingClientRect();
+          out.push({ src: img.currentSrc, complete: img.complete, w: img.naturalWidth, h: img.naturalHeight,
+                     visible: r.bottom > 0 && r.top < window.innerHeight && r.width > 0, dpr: window.devicePixelRatio });
+        });
+        var pre = document.createElement("pre");
+        pre.id = "probe-result";
+        pre.textContent = JSON.stringify(out);
+        document.body.appendChild(pre);
+      }, 300);
+    });
+    """
+
+    struct Shown: Decodable {
+        var src: String
+        var complete: Bool
+        var w: Int
+        var h: Int
+        var visible: Bool
+        var dpr: Double
+    }
+
+    static func chromium() -> String? {
+        ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    static func runChromium(_ args: [String]) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: chromium()!)
+        p.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--mute-audio",
+                       "--window-size=1200,800", "--virtual-time-budget=20000"] + args
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test func visibleImagesLoadAtTheirDeviceSize() throws {
+        try #require(Self.chromium() != nil, "chromium is not installed (deploy/test installs it)")
+        let library = try TestLibrary.make()
+        defer { library.remove() }
+        let stack = try GalleryStack(library: library, probeScript: Self.probe)
+        defer { stack.stop() }
+        let catalog = EndToEndTests.catalog(library)
+        let trips = catalog.albums.values.first { $0.title == "Trips" }!
+        let big = catalog.items.values.first { $0.fileName == "Big_Photo.jpg" }!
+        let shots = NSTemporaryDirectory() + "gallery-screenshots-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        print("browser screenshots: \(shots)")
+
+        let pages = [("index", "/"), ("album", "/album/\(trips.id)"), ("photo", "/photo/\(big.id)")]
+        for scale in [1, 2] {
+            for (name, path) in pages {
+                let url = "http://127.0.0.1:\(stack.port)\(path)"
+                let profile = shots + "/profile-\(name)-\(scale)"
+                let dom = try Self.runChromium(["--user-data-dir=" + profile, "--force-device-scale-factor=\(scale)", "--dump-dom", url])
+                _ = try Self.runChromium(["--user-data-dir=" + profile + "-shot", "--force-device-scale-factor=\(scale)",
+                                          "--screenshot=\(shots)/\(name)@\(scale)x.png", url])
+                let shown = try Self.probeResult(dom)
+                let visible = shown.filter(\.visible)
+                #expect(!visible.isEmpty, "\(name)@\(scale)x: no visible image")
+                for img in visible {
+                    #expect(img.complete && img.w > 0, "\(name)@\(scale)x: \(img.src) did not load")
+                    #expect(Int(img.dpr) == scale)
+                    let path = String(img.src.drop { $0 != "/" }.dropFirst(2).drop { $0 != "/" })
+                    let want = Self.wantedSpec(for: path, page: name, scale: scale)
+                    #expect(path.contains("/\(want)?v="), "\(name)@\(scale)x: browser chose \(path), want spec \(want)")
+                    let size = try #require(ImageURLs.expectedSize(path, catalog: catalog))
+                    #expect(img.w == size.width && img.h == size.height,
+                            "\(name)@\(scale)x: \(path) is \(img.w)x\(img.h), want \(size.width)x\(size.height)")
+                }
+                #expect(FileManager.default.fileExists(atPath: "\(shots)/\(name)@\(scale)x.png"))
+            }
+        }
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: shots)) ?? [] where entry.hasPrefix("profile-") {
+            try? FileManager.default.removeItem(atPath: shots + "/" + entry)
+        }
+    }
+
+    /// Thumbnails: 240x240 at 1x, 480x480 at 2x. Detail: 960 at 1x, 1920 at 2x (the 1600 px
+    /// test photo renders 1600 wide for both 1920 and 2560, so srcset offers 960 and 1920 only).
+    static func wantedSpec(for path: String, page: String, scale: Int) -> String {
+        if page == "photo" { return scale == 1 ? "960" : "1920" }
+        return scale == 1 ? "240x240" : "480x480"
+    }
+
+    static func probeResult(_ dom: String) throws -> [Shown] {
+        guard let start = dom.range(of: "<pre id=\"probe-result\">"),
+              let end = dom[start.upperBound...].range(of: "</pre>") else {
+            throw GalleryStack.Failure(description: "no probe result in the page (\(dom.count) bytes of DOM)")
+        }
+        let json = dom[start.upperBound..<end.lowerBound]
+            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&lt;", with: "<")
+            .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+        return try JSONDecoder().decode([Shown].self, from: Data(json.utf8))
+    }
+}

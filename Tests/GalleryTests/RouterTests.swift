@@ -1,0 +1,61 @@
+import Testing
+@testable import Gallery
+
+@Suite struct RouterTests {
+    let id = "0123456789ab"
+
+    @Test func routesEveryPage() {
+        #expect(Router.route(path: "/", query: "") == .index(page: 1))
+        #expect(Router.route(path: "/", query: "page=3") == .index(page: 3))
+        #expect(Router.route(path: "/album/\(id)", query: "page=2") == .album(id: id, page: 2))
+        #expect(Router.route(path: "/photo/\(id)", query: "") == .photo(id: id))
+        #expect(Router.route(path: "/original/\(id)", query: "") == .original(id: id))
+        #expect(Router.route(path: "/img/\(id)/240x240", query: "v=abc123") == .image(id: id, spec: "240x240", version: "abc123"))
+        #expect(Router.route(path: "/img/\(id)/960", query: "") == .image(id: id, spec: "960", version: nil))
+        #expect(Router.route(path: "/healthz", query: "") == .healthz)
+        #expect(Router.route(path: "/metrics", query: "") == .metrics)
+    }
+
+    @Test func refusesMalformedIdsSpecsAndPages() {
+        for path in ["/album/0123456789AB", "/album/0123456789a", "/album/0123456789abc", "/photo/", "/photo",
+                     "/img/\(id)/", "/img/\(id)/240x", "/img/\(id)/x240", "/img/\(id)/240x240x2", "/img/\(id)/-1",
+                     "/img/\(id)/1234567", "/album/\(id)/", "//", "/index.html", "/album//\(id)"] {
+            #expect(Router.route(path: path, query: "") == .notFound, "\(path)")
+        }
+        #expect(Router.route(path: "/", query: "page=0") == .notFound)
+        #expect(Router.route(path: "/", query: "page=-1") == .notFound)
+        #expect(Router.route(path: "/", query: "page=abc") == .notFound)
+        #expect(Router.route(path: "/", query: "page=99999999999999999999") == .notFound)
+        // A malformed version is treated as absent (the handler redirects to the current one).
+        #expect(Router.route(path: "/img/\(id)/480", query: "v=../../x") == .image(id: id, spec: "480", version: nil))
+    }
+
+    @Test func traversalAndEncodedVariantsNeverRoute() {
+        let attempts = [
+            "/album/../../etc/passwd", "/album/%2e%2e/%2e%2e/etc/passwd", "/album/%2E%2E%2F%2E%2E%2Fetc%2Fpasswd",
+            "/album/..%2f..%2fetc%2fpasswd", "/album/%252e%252e/etc/passwd", "/album/..\\..\\etc\\passwd",
+            "/album/%5c..%5cetc", "/album/\(id)%00", "/album/\u{0}", "/photo/..", "/original/../\(id)",
+            "/img/\(id)/../../../etc/passwd", "/img/..%2f/240", "/static/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd",
+            "/album/\(id)/..", "/album/./\(id)", "/photo/%30123456789ab",
+        ]
+        for path in attempts {
+            #expect(Router.route(path: path, query: "") == .notFound, "\(path)")
+        }
+    }
+
+    @Test func queryDecoding() {
+        #expect(QueryString.parse("a=1&b=x%20y&c=+z&a=2") == ["a": "1", "b": "x y", "c": " z"])
+        #expect(QueryString.parse("a=%zz&b") == ["a": "", "b": ""])
+        #expect(QueryString.percentDecode("%e2%82%ac") == "€")
+        #expect(QueryString.percentDecode("%ff") == nil)
+    }
+
+    @Test func stableIDs() {
+        let a = StableID.make("item:Trips/Flower.jpg")
+        #expect(a == StableID.make("item:Trips/Flower.jpg"))
+        #expect(a != StableID.make("item:Trips/flower.jpg"))
+        #expect(StableID.isWellFormed(a))
+        #expect(a.count == 12)
+        #expect(!StableID.isWellFormed("0123456789aG"))
+    }
+}

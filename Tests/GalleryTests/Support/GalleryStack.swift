@@ -1,0 +1,147 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The whole product on loopback for one test: spawn-fcgi starts the `gallery` binary that
+/// `swift test` built on a Unix socket, and a private nginx (rendered from the shipped
+/// deploy/nginx templates) listens on a free port. `stop()` (also run by deinit) ends both by
+/// PID, so nothing outlives a failing test.
+final class GalleryStack: @unchecked Sendable {
+    let base: String
+    let run: String
+    let port: Int
+    let library: TestLibrary
+    private(set) var galleryPID: pid_t = 0
+    private(set) var nginxPID: pid_t = 0
+    private var stopped = false
+
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    /// `probeScript`: JavaScript added to every HTML page (through nginx's sub_filter) for browser checks.
+    init(library: TestLibrary, probeScript: String? = nil) throws {
+        self.library = library
+        base = (library.root as NSString).deletingLastPathComponent
+        run = base + "/run"
+        port = try GalleryStack.freePort()
+        try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
+        let repo = Fixtures.repoRoot.path
+        let binary = try GalleryStack.galleryBinary()
+        let socket = run + "/gallery.sock"
+
+        try GalleryStack.runTool("/usr/bin/spawn-fcgi", ["-s", socket, "-M", "0666", "-F", "1", "-P", run + "/gallery.pid", "--",
+            binary, "serve", "--root", library.root, "--cache-dir", base + "/cache", "--templates", repo + "/templates",
+            "--public", repo + "/public", "--log", base + "/gallery.log", "--threads", "4", "--rescan", "0.5"])
+        galleryPID = try GalleryStack.readPID(run + "/gallery.pid")
+
+        try GalleryStack.runTool("/bin/bash", ["-c", "source \"$0\"/deploy/lib.sh && render_nginx_conf \"$1\" \"$2\" \"$3\" \"$4\"",
+                                              repo, run + "/nginx", String(port), socket, repo + "/public"])
+        if let probeScript {
+            try probeScript.write(toFile: base + "/probe.js", atomically: true, encoding: .utf8)
+            chmod(base, 0o755)
+            let conf = run + "/nginx/nginx.conf"
+            var text = try String(contentsOfFile: conf, encoding: .utf8)
+            text = text.replacingOccurrences(of: "        include " + run + "/nginx/locations.conf;", with: """
+                        sub_filter '</body>' '<script src="/__probe.js"></script></body>';
+                        sub_filter_once on;
+                        location = /__probe.js { alias \(base)/probe.js; default_type application/javascript; }
+                        include \(run)/nginx/locations.conf;
+                """)
+            try text.write(toFile: conf, atomically: true, encoding: .utf8)
+        }
+        try GalleryStack.runTool("/usr/sbin/nginx", ["-p", run + "/nginx", "-c", run + "/nginx/nginx.conf", "-e", run + "/nginx/error.log"])
+        nginxPID = try GalleryStack.readPID(run + "/nginx/nginx.pid")
+
+        for _ in 0..<100 {
+            if let r = try? RawHTTP.request(port: port, target: "/healthz", timeoutSeconds: 2), r.status == 200 { return }
+            usleep(100_000)
+        }
+        stop()
+        throw Failure(description: "gallery did not become healthy on port \(port); log: \(galleryLog)")
+    }
+
+    deinit { stop() }
+
+    var galleryLog: String { (try? String(contentsOfFile: base + "/gallery.log", encoding: .utf8)) ?? "" }
+
+    func get(_ target: String, method: String = "GET", headers: [String: String] = [:]) throws -> HTTPReply {
+        try RawHTTP.request(port: port, method: method, target: target, headers: headers)
+    }
+
+    /// SIGTERM to the app (it finishes requests and exits 0), then nginx. Returns whether the
+    /// app logged a clean stop.
+    @discardableResult
+    func stop() -> Bool {
+        guard !stopped else { return galleryLog.contains("stopped cleanly") }
+        stopped = true
+        if galleryPID > 0 { GalleryStack.terminate(galleryPID) }
+        if nginxPID > 0 { GalleryStack.terminate(nginxPID) }
+        return galleryLog.contains("stopped cleanly")
+    }
+
+    /// Whether `pid` is alive and not a zombie (spawn-fcgi's child is reparented and may never be reaped).
+    static func isRunning(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).prefix(1)
+        return state != "Z"
+    }
+
+    private static func terminate(_ pid: pid_t) {
+        kill(pid, SIGTERM)
+        for _ in 0..<150 where isRunning(pid) { usleep(100_000) }
+        if isRunning(pid) { kill(pid, SIGKILL) }
+    }
+
+    /// The `gallery` executable next to the test bundle (same build configuration).
+    static func galleryBinary() throws -> String {
+        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        var dir = exe.deletingLastPathComponent()
+        for _ in 0..<3 {
+            let candidate = dir.appendingPathComponent("gallery").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        throw Failure(description: "gallery binary not found near \(exe.path); run `swift build` first")
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = 0
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        guard ok else { throw Failure(description: "no free port") }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+
+    @discardableResult
+    static func runTool(_ path: String, _ args: [String]) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = args
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard p.terminationStatus == 0 else { throw Failure(description: "\(path) \(args.prefix(3)) failed: \(text)") }
+        return text
+    }
+
+    private static func readPID(_ path: String) throws -> pid_t {
+        for _ in 0..<50 {
+            if let text = try? String(contentsOfFile: path, encoding: .utf8),
+               let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0 { return pid }
+            usleep(100_000)
+        }
+        throw Failure(description: "no pid in \(path)")
+    }
+}
