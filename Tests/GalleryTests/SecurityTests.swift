@@ -4,6 +4,8 @@ import Testing
 import Glibc
 #endif
 @testable import Gallery
+import FastCGI
+import ImagePipeline
 
 /// The web layer's security promises, checked through the shipped nginx config and the real
 /// binary: ids come only from the catalog, no URL path reaches the file system, no URL from a
@@ -181,5 +183,52 @@ struct SecurityTests {
         let longQuery = try stack.get("/?page=1&" + String(repeating: "x=1&", count: 700))
         #expect(longQuery.status == 414, "long query: \(longQuery.status)")
         #expect(try stack.get("/healthz").status == 200)
+    }
+
+    /// Every input fuzz-request ever saved (Tests/FuzzFindings/fuzz-request/) replayed in process
+    /// the way the fuzz target reads it: byte 0's low bits pick request, query, template or size
+    /// spec. None may trap, answer 5xx or take a second. Templates with more section tags than
+    /// the target allows are skipped as the target skips them: nested sections over a list
+    /// multiply by design (the first findings were such templates), and templates are trusted.
+    @Test func fuzzRequestFindingsStayFixed() throws {
+        let dir = FaultPaths.repo.path + "/Tests/FuzzFindings/fuzz-request"
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+        let base = NSTemporaryDirectory() + "fuzz-replay-\(getpid())-\(UUID().uuidString.prefix(6))"
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        try FileManager.default.createDirectory(atPath: base + "/photos/Album", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: FaultPaths.fixture("jpeg/generated/odd_17x9_422.jpg"), toPath: base + "/photos/Album/tiny.jpg")
+        var pipelineConfiguration = PipelineConfiguration(cacheDirectory: base + "/cache", libraryRoot: base + "/photos")
+        pipelineConfiguration.log = { _ in }
+        let app = try GalleryApp(configuration: GalleryConfiguration(libraryRoot: base + "/photos",
+            templatesDirectory: FaultPaths.repo.path + "/templates", publicDirectory: FaultPaths.repo.path + "/public"),
+            pipeline: try ImagePipeline(configuration: pipelineConfiguration), watchLibrary: false, log: { _ in })
+        var replayed = 0, skipped = 0
+        for name in names {
+            let bytes = [UInt8](FileManager.default.contents(atPath: dir + "/" + name) ?? Data())
+            guard let first = bytes.first else { continue }
+            let text = String(decoding: bytes.dropFirst(), as: UTF8.self)
+            let start = Date()
+            switch first & 3 {
+            case 0:
+                let methods = ["GET", "HEAD", "POST", "get", "PUT", "OPTIONS", "TRACE", ""]
+                let response = app.handle(FastCGIRequest(params: ["REQUEST_METHOD": methods[Int(first >> 2 & 7)], "REQUEST_URI": text]))
+                #expect(response.status < 500 || response.status == 503, "\(name): \(response.status)")
+            case 1:
+                _ = QueryString.parse(text)
+            case 2:
+                let tags = ["{{#", "{{^", "{{>"].reduce(0) { $0 + text.components(separatedBy: $1).count - 1 }
+                guard tags <= 8, text.utf8.count <= 2048 else { skipped += 1; continue }
+                if let library = try? TemplateLibrary(sources: ["page": text, "part": "<i>{{a}}</i>"]) {
+                    let out = library.renderPage("page", context: ["a": .string("<script>alert(1)</script>"),
+                                                                   "b": .list([.string("<x>"), .bool(true)])])
+                    #expect(!out.contains("<script>alert(1)</script>") || text.contains("<script>alert(1)</script>"), "\(name)")
+                }
+            default:
+                if let spec = SizeSpec(parsing: text) { #expect(spec.description == text, "\(name)") }
+            }
+            replayed += 1
+            #expect(Date().timeIntervalSince(start) < 1, "\(name) took \(Date().timeIntervalSince(start)) s")
+        }
+        print("fuzz-request findings: \(replayed) replayed, \(skipped) over-nested templates skipped as the target does")
     }
 }
