@@ -29,6 +29,9 @@ public final class FastCGIServer: Sendable {
     /// Serves until SIGTERM/SIGINT; returns the process exit status (0 after a clean stop).
     public func run() -> Int32 {
         if configuration.address == .inherited && FCGX_IsCGI() != 0 {
+            if getenv("GATEWAY_INTERFACE") == nil {
+                log("fastcgi: no socket given (--socket/--listen) and none on fd 0: answering one CGI request")
+            }
             return CGIResponder(handler: handler, maxBodyBytes: configuration.maxBodyBytes).respond()
         }
         guard FCGX_Init() == 0 else {

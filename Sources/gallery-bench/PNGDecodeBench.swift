@@ -20,14 +20,22 @@ enum PNGDecodeBench {
         let python = "/usr/bin/python3"
         let pillowStartup = measureProcess([python, "-c", "from PIL import Image"], runs: context.runs)
         let libpngTool = buildLibpngHarness(context)
+        var cpuTable = Table(title: "PNG decode CPU time in-process (median of \(context.runs); steadier than wall time on a busy machine)",
+                             columns: ["file", "ours full ms", "ours 1/8 ms", "libpng C ms", "ours full / libpng"])
         for path in photos {
             let name = (path as NSString).lastPathComponent
             guard let data = FileManager.default.contents(atPath: path) else { continue }
             let bytes = [UInt8](data)
             let pngtopnm = measureProcess(["pngtopnm", path], runs: context.runs)
-            let libpngArgv = libpngTool.map { [$0, path, "1"] }
+            let libpngArgv = libpngTool.map { [$0, path, "1", context.scratchDir + "/libpng.pam"] }
             let libpngProcess = libpngArgv.flatMap { measureProcess($0, runs: context.runs) }
-            let libpngInProcess = libpngTool.flatMap { commandNumber([$0, path, "\(context.runs)"], context: context) }
+            let libpngTimes = libpngTool.map { commandNumbers([$0, path, "\(context.runs)"], context: context) } ?? []
+            let libpngInProcess = libpngTimes.first
+            let oursCPU = cpuTime(runs: context.runs) { _ = try ImageCodec.decode(bytes) }
+            let oursCPU8 = cpuTime(runs: context.runs) { _ = try ImageCodec.decode(bytes, scale: .eighth) }
+            let libpngCPU = libpngTimes.count > 1 ? libpngTimes[1] : nil
+            cpuTable.add([name, oursCPU.map(ms) ?? "n/a", oursCPU8.map(ms) ?? "n/a", libpngCPU.map(ms) ?? "n/a",
+                          (oursCPU != nil && libpngCPU != nil) ? ratio(oursCPU!, libpngCPU!) : "-"])
             let pillowArgv = [python, "-c", "import sys; from PIL import Image; Image.open(sys.argv[1]).load()", path]
             let pillow = measureProcess(pillowArgv, runs: context.runs)
             let pillowNet = pillow.map { p in max(0.0001, p.medianSeconds - (pillowStartup?.medianSeconds ?? 0)) }
@@ -59,6 +67,7 @@ enum PNGDecodeBench {
             table.add(["-", "python3 + PIL import (startup)", ms(startup.medianSeconds), rss.map(mib) ?? "-", "", "", ""])
         }
         print(table.render())
+        print(cpuTable.render())
         if libpngTool == nil { print("(libpng C harness not built: needs cc and libpng-dev)") }
         for path in photos { print(identityLine(path, context: context)) }
         smallFiles(context)
@@ -66,8 +75,9 @@ enum PNGDecodeBench {
     }
 
     /// A minimal libpng 1.6 decoder (classic API, rows into one buffer, 16-bit stripped,
-    /// palette/gray/tRNS expanded like ours) that prints the median seconds of N decodes
-    /// from memory: libpng without netpbm's output formatting. Compiled into the scratch
+    /// palette/gray/tRNS expanded like ours) that prints the median wall and CPU seconds of
+    /// N decodes from memory, and with a third argument writes the image as a PAM, the same work as
+    /// `gallery decode`: libpng without netpbm's output formatting. Compiled into the scratch
     /// folder at run time; nil when cc or libpng-dev is missing.
     static func buildLibpngHarness(_ context: BenchContext) -> String? {
         let source = context.scratchDir + "/libpng-decode.c"
@@ -77,12 +87,12 @@ enum PNGDecodeBench {
         return binary
     }
 
-    /// Runs a command once and reads a number from its stdout.
-    static func commandNumber(_ argv: [String], context: BenchContext) -> Double? {
+    /// Runs a command once and reads the numbers on its stdout.
+    static func commandNumbers(_ argv: [String], context: BenchContext) -> [Double] {
         let out = context.scratchDir + "/harness-out.txt"
         guard measureProcess(argv, runs: 1, stdoutPath: out) != nil,
-              let text = try? String(contentsOfFile: out, encoding: .utf8) else { return nil }
-        return Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+              let text = try? String(contentsOfFile: out, encoding: .utf8) else { return [] }
+        return text.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Double($0) }
     }
 
     static let libpngHarnessSource = #"""
@@ -98,8 +108,9 @@ static void readfn(png_structp png, png_bytep out, size_t len) {
     memcpy(out, s->p + s->at, len); s->at += len;
 }
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + t.tv_nsec / 1e9; }
+static double cpu(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec / 1e9; }
 static int cmp(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
-static int decode(const unsigned char *buf, size_t n) {
+static int decode(const unsigned char *buf, size_t n, const char *pam) {
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
     png_infop info = png_create_info_struct(png);
     unsigned char *volatile image = NULL;
@@ -115,6 +126,12 @@ static int decode(const unsigned char *buf, size_t n) {
     image = malloc(rb * h);
     for (int p = 0; p < passes; p++) for (png_uint_32 y = 0; y < h; y++) png_read_row(png, image + rb * y, NULL);
     png_read_end(png, NULL);
+    if (pam) {
+        FILE *o = fopen(pam, "wb"); if (!o) png_error(png, "cannot write");
+        int depth = png_get_channels(png, info);
+        fprintf(o, "P7\nWIDTH %u\nHEIGHT %u\nDEPTH %d\nMAXVAL 255\nENDHDR\n", png_get_image_width(png, info), h, depth);
+        fwrite(image, 1, rb * h, o); fclose(o);
+    }
     png_destroy_read_struct(&png, &info, NULL); free(image);
     return 0;
 }
@@ -122,9 +139,15 @@ int main(int argc, char **argv) {
     FILE *f = fopen(argv[1], "rb"); if (!f) return 1;
     fseek(f, 0, SEEK_END); long n = ftell(f); fseek(f, 0, SEEK_SET);
     unsigned char *buf = malloc(n); if (fread(buf, 1, n, f) != (size_t)n) return 1; fclose(f);
-    int runs = argc > 2 ? atoi(argv[2]) : 1; double *t = malloc(sizeof(double) * runs);
-    for (int r = 0; r < runs; r++) { double s = now(); if (decode(buf, n)) return 1; t[r] = now() - s; }
-    qsort(t, runs, sizeof(double), cmp); printf("%f\n", t[runs / 2]); return 0;
+    int runs = argc > 2 ? atoi(argv[2]) : 1;
+    double *t = malloc(sizeof(double) * runs), *c = malloc(sizeof(double) * runs);
+    for (int r = 0; r < runs; r++) {
+        double s = now(), sc = cpu();
+        if (decode(buf, n, argc > 3 ? argv[3] : NULL)) return 1;
+        t[r] = now() - s; c[r] = cpu() - sc;
+    }
+    qsort(t, runs, sizeof(double), cmp); qsort(c, runs, sizeof(double), cmp);
+    printf("%f %f\n", t[runs / 2], c[runs / 2]); return 0;
 }
 """#
 
@@ -151,6 +174,20 @@ int main(int argc, char **argv) {
         guard measureProcess(["/usr/bin/time", "-o", out, "-f", "%M"] + argv, runs: 1) != nil,
               let text = try? String(contentsOfFile: out, encoding: .utf8) else { return nil }
         return Int(text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").last ?? "")
+    }
+
+    /// Median CPU time of this thread running `body`; nil when it throws.
+    static func cpuTime(runs: Int, _ body: () throws -> Void) -> Double? {
+        var times: [Double] = []
+        for _ in 0..<max(1, runs) {
+            var start = timespec(), end = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start)
+            do { try body() } catch { return nil }
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end)
+            times.append(Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9)
+        }
+        times.sort()
+        return times[times.count / 2]
     }
 
     /// Median wall time of `body` over `runs` runs; nil when it throws.

@@ -109,7 +109,7 @@ final class WebSetup: @unchecked Sendable {
     let dir: String
     let cachedPort: Int
     let uncachedPort: Int
-    private let gallery: Process
+    private let galleryPID: pid_t
     private var nginxStarted = false
 
     init(dir: String, photoDir: String, galleryBinary: String) throws {
@@ -129,11 +129,9 @@ final class WebSetup: @unchecked Sendable {
         }
         let repo = WebSetup.repoRoot(binary: galleryBinary)
         let socket = dir + "/gallery.sock"
-        gallery = Process()
-        gallery.executableURL = URL(fileURLWithPath: galleryBinary)
-        gallery.arguments = ["serve", "--root", dir + "/photos", "--socket", socket, "--cache-dir", dir + "/cache",
-                             "--templates", repo + "/templates", "--public", repo + "/public", "--log", dir + "/gallery.log"]
-        try gallery.run()
+        galleryPID = try WebSetup.spawn(galleryBinary, [
+            "serve", "--root", dir + "/photos", "--socket", socket, "--cache-dir", dir + "/cache",
+            "--templates", repo + "/templates", "--public", repo + "/public", "--log", dir + "/gallery.log"])
         cachedPort = try WebSetup.freePort()
         uncachedPort = try WebSetup.freePort()
         let user: String
@@ -193,10 +191,9 @@ final class WebSetup: @unchecked Sendable {
             kill(pid, SIGTERM)
             for _ in 0..<100 where kill(pid, 0) == 0 { usleep(50_000) }
         }
-        if gallery.isRunning {
-            kill(gallery.processIdentifier, SIGTERM)
-            gallery.waitUntilExit()
-        }
+        kill(galleryPID, SIGTERM)
+        var status: Int32 = 0
+        waitpid(galleryPID, &status, 0)
     }
 
     struct Reply: Sendable { var status: Int; var body: [UInt8]; var text: String { String(decoding: body, as: UTF8.self) } }
@@ -282,19 +279,32 @@ final class WebSetup: @unchecked Sendable {
         return Int(UInt16(bigEndian: addr.sin_port))
     }
 
+    /// Starts a process with posix_spawn, output to `outputFile` (Foundation's Process waits
+    /// forever for EOF when a daemon such as nginx keeps the output pipe open).
+    static func spawn(_ path: String, _ args: [String], outputFile: String = "/dev/null") throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputFile, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([path] + args).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, path, &actions, nil, argv, environ) == 0 else { throw Failure(description: "cannot start \(path)") }
+        return pid
+    }
+
+    /// Runs to completion and returns the output; throws on a non-zero exit.
     @discardableResult
     static func runTool(_ path: String, _ args: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard p.terminationStatus == 0 else { throw Failure(description: "\(path) failed: \(text)") }
+        let output = NSTemporaryDirectory() + "web-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).out"
+        defer { unlink(output) }
+        let pid = try spawn(path, args, outputFile: output)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        guard status == 0 else { throw Failure(description: "\(path) failed: \(text)") }
         return text
     }
 }

@@ -2,7 +2,8 @@ import Foundation
 
 let usageText = """
 usage:
-  gallery [serve] --root DIR [--socket PATH | --listen 127.0.0.1:PORT] [--threads N] [--cache-dir DIR] ...
+  gallery [serve] --root DIR [--socket PATH | --listen 127.0.0.1:PORT] [--threads N] [--cache-dir DIR]
+                  [--templates DIR] [--public DIR] [--title TEXT] [--log FILE] [--rescan SECONDS]
   gallery decode IN OUT [--scale M/8] [--orient]     write .ppm, .pgm or .pam
   gallery probe IN                                    one JSON line
   gallery thumb IN OUT (--size 480 | --cover 240x240) [--quality 82]

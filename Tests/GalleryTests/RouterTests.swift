@@ -59,3 +59,10 @@ import Testing
         #expect(!StableID.isWellFormed("0123456789aG"))
     }
 }
+
+@Suite struct HTTPDateTests {
+    @Test func imfFixdate() {
+        #expect(HTTPResponses.httpDate(784111777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPResponses.httpDate(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+    }
+}

@@ -116,4 +116,23 @@ import Testing
         #expect(!image.warnings.isEmpty)
         #expect(JPEGFixtures.crc32(JPEGFixtures.pnm(image.bitmap)) == c.crc, "\(c.file) cut at \(c.percent) % at \(c.scale)/8")
     }
+
+    @Test("concurrent decodes share no mutable state")
+    func concurrentDecodes() async throws {
+        let files = ["generated/stream_420_q80_prog.jpg", "generated/stream_420_q80_rst5B.jpg", "libjpeg-turbo/testorig.jpg"]
+        let inputs = try files.map { try JPEGFixtures.bytes($0) }
+        let expected = try inputs.map { try JPEGDecoder.decode($0, scale: 8, limits: .default).bitmap }
+        let results = try await withThrowingTaskGroup(of: (Int, Bitmap).self) { group in
+            for round in 0..<24 {
+                let i = round % inputs.count
+                let bytes = inputs[i]
+                group.addTask { (i, try JPEGDecoder.decode(bytes, scale: 8, limits: .default).bitmap) }
+            }
+            var out: [(Int, Bitmap)] = []
+            for try await r in group { out.append(r) }
+            return out
+        }
+        #expect(results.count == 24)
+        for (i, bitmap) in results { #expect(bitmap == expected[i], "\(files[i])") }
+    }
 }

@@ -60,12 +60,12 @@ import Testing
         // 4 M back-references of 258 bytes: 1 GiB of zeros from about 6.5 MB of IDAT.
         let bomb = Self.zeroBomb(repeats: 4 << 20)
         let png = PNGFixtures.png([("IHDR", PNGFixtures.ihdr(width: 64, height: 64, colorType: 0)), ("IDAT", bomb), ("IEND", [])])
-        let rssBefore = Self.peakRSSKiB()
         let start = Date()
         expectFailure(.corrupt) { try PNGDecoder.decode(png, reduction: 1, limits: .default) }
         let seconds = Date().timeIntervalSince(start)
-        print(String(format: "PNG zlib bomb (1 GiB claimed): rejected in %.1f ms, peak RSS grew %d KiB", seconds * 1000,
-                     Self.peakRSSKiB() - rssBefore))
+        // Memory is bounded by construction (64 KiB staging past the expected 4,160 bytes); the
+        // process's peak RSS is shared with the suites running in parallel, so it is not asserted.
+        print(String(format: "PNG zlib bomb (1 GiB claimed): rejected in %.1f ms", seconds * 1000))
     }
 
     @Test func zlibBombInICCProfileIsDroppedAtTheCap() throws {
@@ -258,12 +258,6 @@ import Testing
             png[at + 2] = UInt8((crc >> 8) & 0xFF); png[at + 3] = UInt8(crc & 0xFF)
             pos = at + 4
         }
-    }
-
-    static func peakRSSKiB() -> Int {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Int(usage.ru_maxrss)
     }
 }
 

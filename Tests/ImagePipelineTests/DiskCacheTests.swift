@@ -94,7 +94,7 @@ import Testing
         origin.set("/ro.jpg", .ok(jpeg, "image/jpeg"))
         // A folder below a regular file can never be created, even by root.
         let blocker = makeTempDir("ro") + "/file"
-        FileManager.default.createFile(atPath: blocker, contents: Data([1]))
+        #expect(FileManager.default.createFile(atPath: blocker, contents: Data([1])))
         let log = LogSink()
         let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: blocker + "/cache", log: log))
         #expect(try pipeline.original(url: origin.url("/ro.jpg")).bytes == jpeg)
@@ -115,5 +115,27 @@ import Testing
         }
         #expect(results.all.allSatisfy { $0 })
         #expect(origin.count("/two.jpg") == 1, "the entry lock (flock) keeps the download single")
+    }
+
+    /// Through the pipeline: a small disk budget keeps the most recently used originals and
+    /// refetches an evicted one when it is asked for again.
+    @Test func pipelineEvictsOriginalsBeyondTheBudget() throws {
+        let origin = try TestOrigin()
+        for i in 0..<4 { origin.set("/e\(i).jpg", .ok(jpeg, "image/jpeg")) }
+        let dir = makeTempDir("pipeevict")
+        var config = testConfiguration(cacheDir: dir)
+        config.diskCacheBytes = 3 * (jpeg.count + 600)
+        let pipeline = try ImagePipeline(configuration: config)
+        for i in 0..<4 {
+            _ = try pipeline.original(url: origin.url("/e\(i).jpg"))
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        let kept = cachedDataFiles(dir)
+        #expect(kept.count <= 3)
+        #expect(!kept.contains(DiskDataCache.key(origin.url("/e0.jpg"))), "the least recently used original goes first")
+        #expect(kept.contains(DiskDataCache.key(origin.url("/e3.jpg"))))
+        _ = try pipeline.original(url: origin.url("/e0.jpg"))
+        #expect(origin.count("/e0.jpg") == 2)
+        #expect(origin.count("/e3.jpg") == 1)
     }
 }

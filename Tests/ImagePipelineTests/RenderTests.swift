@@ -225,4 +225,27 @@ import Testing
         #expect(outcomes.all.allSatisfy { $0 == "ok" || $0 == "overloaded" })
         print("overload: \(outcomes.all.filter { $0 == "overloaded" }.count) of \(specs.count) refused")
     }
+
+    /// Other kinds of source: gray, CMYK and progressive JPEG; 16-bit gray, palette and
+    /// gray+alpha PNG (PngSuite, 32×32: within the size, so only re-encoded, or served as is
+    /// when the original already is the right format).
+    @Test(arguments: [
+        ("jpeg/generated/flower_gray_q75.jpg", "120", "image/jpeg", 120, 75),
+        ("jpeg/generated/flower_gray_q75.jpg", "80x80", "image/jpeg", 80, 80),
+        ("jpeg/generated/flower_cmyk_adobe_q85.jpg", "120", "image/jpeg", 120, 75),
+        ("jpeg/generated/odd_1001x667_422_prog.jpg", "120", "image/jpeg", 120, 80),
+        ("jpeg/generated/odd_1001x667_422_prog.jpg", "240x240", "image/jpeg", 240, 240),
+        ("png/pngsuite/basn0g16.png", "120", "image/jpeg", 32, 32),
+        ("png/pngsuite/basn3p08.png", "120", "image/jpeg", 32, 32),
+        ("png/pngsuite/basn4a08.png", "120", "image/png", 32, 32),
+    ])
+    func otherSourceKinds(file: String, size: String, type: String, width: Int, height: Int) throws {
+        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("kinds")))
+        let spec = try #require(SizeSpec(parsing: size))
+        let image = try pipeline.render(url: "file://" + fixturesDir + "/" + file, spec: spec)
+        #expect(image.contentType == type, "\(file) at \(size)")
+        let bitmap = try decode(image)
+        #expect(bitmap.width == width && bitmap.height == height, "\(file) at \(size): \(bitmap.width)x\(bitmap.height)")
+        #expect(image.width == width && image.height == height)
+    }
 }

@@ -23,15 +23,20 @@ final class CoefficientStore {
     }
 
     let planes: [Plane]
+    /// Bytes held for values and masks.
+    let byteCount: Int
 
     /// Throws `.limitExceeded` when the store would not fit in an `Int`.
     init(plan: DecodePlan) throws {
         var made: [Plane] = []
+        var bytes = 0
         for c in plan.components {
             let natural = JPEGStandardTables.naturalOrder
-            var kept: [Int] = []
-            for k in 0..<64 {
-                let n = natural[k], row = n >> 3, col = n & 7
+            // Slots follow natural order, so a full-size block is stored exactly as the IDCT
+            // reads it and needs no expansion.
+            var kept: [(zigzag: Int, natural: Int)] = []
+            for n in 0..<64 {
+                let row = n >> 3, col = n & 7
                 let keep: Bool
                 switch c.idctSize {
                 case 1: keep = n == 0
@@ -39,13 +44,14 @@ final class CoefficientStore {
                 case 4: keep = row != 4 && col != 4
                 default: keep = true
                 }
-                if keep { kept.append(k) }
+                if keep, let k = natural.firstIndex(of: n) { kept.append((k, n)) }
             }
             let (blocks, o1) = c.blocksWide.multipliedReportingOverflow(by: c.blocksHigh)
             let (count, o2) = blocks.multipliedReportingOverflow(by: kept.count)
             guard !o1, !o2, count < Int(Int32.max) * 16 else {
                 throw ImageCodecError(.limitExceeded, "coefficient store for \(c.blocksWide)x\(c.blocksHigh) blocks is too large")
             }
+            bytes += count * 2 + blocks * 8
             let values = UnsafeMutablePointer<Int16>.allocate(capacity: max(count, 1))
             values.initialize(repeating: 0, count: max(count, 1))
             let masks = UnsafeMutablePointer<UInt64>.allocate(capacity: max(blocks, 1))
@@ -53,15 +59,16 @@ final class CoefficientStore {
             let slotOf = UnsafeMutablePointer<Int8>.allocate(capacity: 80)
             slotOf.initialize(repeating: -1, count: 80)
             let naturalOfSlot = UnsafeMutablePointer<Int>.allocate(capacity: kept.count)
-            for (slot, k) in kept.enumerated() {
-                slotOf[k] = Int8(slot)
-                naturalOfSlot[slot] = natural[k]
+            for (slot, position) in kept.enumerated() {
+                slotOf[position.zigzag] = Int8(slot)
+                naturalOfSlot[slot] = position.natural
             }
             for k in 64..<80 { slotOf[k] = slotOf[63] }
             made.append(Plane(blocksWide: c.blocksWide, blocksHigh: c.blocksHigh, slots: kept.count,
                               values: values, masks: masks, slotOfZigzag: slotOf, naturalOfSlot: naturalOfSlot))
         }
         planes = made
+        byteCount = bytes
     }
 
     deinit {
@@ -71,6 +78,14 @@ final class CoefficientStore {
             p.slotOfZigzag.deallocate()
             p.naturalOfSlot.deallocate()
         }
+    }
+
+    /// Block (`bx`, `by`) of `component` as the IDCT reads it, when the plane keeps all 64
+    /// values (full-size IDCT); nil otherwise.
+    @inline(__always) func naturalBlock(component: Int, bx: Int, by: Int) -> UnsafePointer<Int16>? {
+        let p = planes[component]
+        guard p.slots == 64 else { return nil }
+        return UnsafePointer(p.values + (by &* p.blocksWide &+ bx) &* 64)
     }
 
     /// Writes block (`bx`, `by`) of `component` into `coef` (natural order), whose positions

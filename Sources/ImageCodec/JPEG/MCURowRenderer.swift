@@ -95,6 +95,10 @@ final class MCURowRenderer {
                 let row = band &* p.v &+ by
                 let dst = blockRow(c, band: band, by: by)
                 for bx in 0..<p.blocksWide {
+                    if smoother == nil, let block = store.naturalBlock(component: c, bx: bx, by: row) {
+                        MCURowRenderer.idct(size: p.idctSize, block, q, dst + bx &* p.idctSize, p.rowStride)
+                        continue
+                    }
                     store.expand(component: c, bx: bx, by: row, into: scratch)
                     if let smoother, bx < p.dataBlocksWide, row < p.dataBlocksHigh {
                         smoother.apply(component: c, plan: p, band: band, by: by, bx: bx, store: store, coef: scratch)

@@ -11,9 +11,14 @@
 //   on this toolchain (STACK-NOTES), with no allocation or ARC per block.
 // - libjpeg's "all AC terms zero" shortcuts give exactly the full-path values (the DC-only
 //   rounding term is below one step); they are kept because most columns and rows of photo
-//   blocks are zero.
+//   blocks are zero. A block whose 63 AC terms are all zero is one flat level (both shortcuts).
+// - The range limit is a 1024-byte table like libjpeg's: the compare-and-clamp form compiled to
+//   branches that mispredict on noisy blocks (about 2× slower there).
+// - Checked against libjpeg-turbo's own exported C functions (jpeg_idct_islow/4x4/2x2/1x1) on
+//   200,000 random blocks including arbitrary Int16 coefficients and 16-bit tables: identical.
+//   Speed on the luma blocks of an 18 MP photo: 8×8 about 135-160 ns/block against 137 for
+//   libjpeg's C (not its SIMD), 4×4 equal to C, 2×2 faster.
 
-/// Dequantising inverse DCTs producing 8×8, 4×4, 2×2 or 1×1 clamped pixels per block.
 /// The 1024 entries of libjpeg's post-IDCT range-limit table, indexed by the low 10 bits.
 /// Immutable after its one-time initialisation; a raw pointer avoids array access costs per pixel.
 nonisolated(unsafe) private let rangeLimitTable: UnsafeMutablePointer<UInt8> = {
@@ -25,6 +30,7 @@ nonisolated(unsafe) private let rangeLimitTable: UnsafeMutablePointer<UInt8> = {
     return table
 }()
 
+/// Dequantising inverse DCTs producing 8×8, 4×4, 2×2 or 1×1 clamped pixels per block.
 enum ScaledIDCT {
     /// Dequantise + IDCT one block. `coef`: 64 Int16 in natural (row-major) order; `quant`: 64
     /// UInt16 in natural order. Writes 8×8 clamped pixels to `out` with row stride `stride` bytes.
@@ -38,6 +44,7 @@ enum ScaledIDCT {
             }
             return
         }
+        if idct8x8Vector(coef, quant, out, stride) { return }
         var ws = InlineArray<64, Int32>(repeating: 0)
 
         // Pass 1: columns of the dequantised input into the workspace, scaled up by 2^PASS1_BITS.

@@ -23,9 +23,11 @@ enum ForwardDCT {
     /// Transforms the block whose top-left sample is `src` (rows `stride` bytes apart), stores
     /// the quantised coefficients in zigzag order at `out[0..<64]` and returns the mask of
     /// non-zero AC coefficients (bit k for zigzag position k, bit 0 clear) for the entropy coder.
+    /// `scratch` is 64 Int16 of working space owned by the caller (a raw buffer, so the
+    /// zigzag gather below reads it without bounds checks).
     @inline(__always)
     static func transform(_ src: UnsafePointer<UInt8>, stride: Int, divisors: UnsafePointer<UInt32>,
-                          out: UnsafeMutablePointer<Int16>) -> UInt64 {
+                          scratch quantised: UnsafeMutablePointer<Int16>, out: UnsafeMutablePointer<Int16>) -> UInt64 {
         var ws = InlineArray<64, Int32>(repeating: 0)
         // Pass 1: rows, level-shifted by 128; results carry PASS1_BITS extra bits.
         for r in 0..<8 {
@@ -74,7 +76,6 @@ enum ForwardDCT {
             ws[c &+ 8] = (y1 &+ 16384) >> 15
         }
         // Quantise in natural order (a loop the compiler vectorises), then reorder.
-        var quantised = InlineArray<64, Int16>(repeating: 0)
         for i in 0..<64 {
             quantised[i] = QuantDivisors.quantize(ws[i], bias: divisors[i], multiplier: divisors[64 &+ i])
         }
@@ -83,7 +84,7 @@ enum ForwardDCT {
         for k in 1..<64 {
             let v = quantised[Int(divisors[128 &+ k])]
             out[k] = v
-            mask |= UInt64(v != 0 ? 1 : 0) << UInt64(k)
+            mask |= UInt64(v != 0 ? 1 : 0) &<< UInt64(k)
         }
         return mask
     }

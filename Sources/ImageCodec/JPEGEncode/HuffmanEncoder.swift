@@ -17,7 +17,8 @@ enum HuffmanEncoder {
     /// `HuffmanCodes.packed` tables. The sink has room for `BitWriter.maxBytesPerBlock` bytes.
     @inline(__always)
     static func encode(_ block: UnsafePointer<Int16>, nonZero: UInt64, previousDC: inout Int32,
-                       dc: UnsafePointer<UInt32>, ac: UnsafePointer<UInt32>, writer: inout BitSink) {
+                       dc: UnsafePointer<UInt32>, ac: UnsafePointer<UInt32>, acSmall: UnsafePointer<UInt32>,
+                       writer: inout BitSink) {
         let value = Int32(block[0])
         emit(value &- previousDC, table: dc, run: 0, writer: &writer)
         previousDC = value
@@ -32,7 +33,13 @@ enum HuffmanEncoder {
                 writer.put(zrl &>> 8, Int(zrl & 0xFF))
                 run &-= 16
             }
-            emit(Int32(block[k]), table: ac, run: run, writer: &writer)
+            let v = Int32(block[k])
+            if UInt32(bitPattern: v &+ 15) <= 30 {
+                let e = acSmall[run &<< 5 | Int(v &+ 16)]
+                writer.put(e &>> 5, Int(e & 31))
+            } else {
+                emit(v, table: ac, run: run, writer: &writer)
+            }
             position = k &+ 1
             mask &= mask &- 1
         }
@@ -52,6 +59,26 @@ enum HuffmanEncoder {
         let entry = table[run &<< 4 | size]
         let length = Int(entry & 0xFF)
         writer.put((entry &>> 8) &<< UInt32(size) | bits, length &+ size)
+    }
+
+    /// The ready-made code words for AC values −15...15 at every run, indexed
+    /// run << 5 | (v + 16), as (code << size | value bits) << 5 | total length: most AC values
+    /// are small, and this skips the size computation for them. `ac` is a `HuffmanCodes.packed`
+    /// table; symbols missing from it give unusable entries, never looked up.
+    static func smallACTable(_ ac: UnsafePointer<UInt32>) -> [UInt32] {
+        var table = [UInt32](repeating: 0, count: 512)
+        for run in 0..<16 {
+            for v in -15...15 where v != 0 {
+                let size = category(UInt32(abs(v)))
+                let bits = UInt32(bitPattern: Int32(v < 0 ? v - 1 : v)) & ((1 << UInt32(size)) - 1)
+                let entry = ac[run << 4 | size]
+                let length = Int(entry & 0xFF)
+                guard length > 0 else { continue }
+                let word = (entry >> 8) << UInt32(size) | bits
+                table[run << 5 | (v + 16)] = word << 5 | UInt32(length + size)
+            }
+        }
+        return table
     }
 
     /// Counts the symbols `encode` would write for this block, into 257-entry tables.

@@ -34,6 +34,8 @@ struct MCURowTransform {
     /// Writes `blocksPerRow` blocks for MCU row `mcuRow` (whose strips are filled) at `out`,
     /// and each block's non-zero AC mask (see `ForwardDCT.transform`) at `masks`.
     func run(mcuRow: Int, out: UnsafeMutablePointer<Int16>, masks: UnsafeMutablePointer<UInt64>) {
+        let scratch = UnsafeMutablePointer<Int16>.allocate(capacity: 64)
+        defer { scratch.deallocate() }
         var block = out
         var mask = masks
         for mx in 0..<mcusWide {
@@ -56,7 +58,7 @@ struct MCURowTransform {
                         let blockColumn = mx &* p.h &+ bx
                         if blockColumn < p.blocksWide {
                             mask.pointee = ForwardDCT.transform(rowBase + blockColumn &* 8, stride: p.stride,
-                                                                divisors: p.divisors, out: block)
+                                                                divisors: p.divisors, scratch: scratch, out: block)
                         } else {
                             let dc = (block - 64)[0]
                             block.update(repeating: 0, count: 64)

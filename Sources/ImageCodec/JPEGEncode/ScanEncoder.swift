@@ -7,7 +7,8 @@ struct ScanEncoder: ~Copyable {
     private let blockComponents: [Int]
     /// Table index (0 luma, 1 chroma) per component.
     private let componentTables: [Int]
-    /// `HuffmanCodes.packed` for DC 0, AC 0, DC 1, AC 1: 256 entries each.
+    /// Per table index (0 luma, 1 chroma), 1024 entries: `HuffmanCodes.packed` for DC (256),
+    /// then AC (256), then `HuffmanEncoder.smallACTable` for that AC table (512).
     private let codes: UnsafeMutablePointer<UInt32>
     private var predictors: [Int32]
 
@@ -52,9 +53,13 @@ struct ScanEncoder: ~Copyable {
         blockComponents = ScanEncoder.blockComponents(layout)
         componentTables = layout.components.map(\.table)
         predictors = [Int32](repeating: 0, count: layout.components.count)
-        codes = .allocate(capacity: 256 * 4)
-        codes.initialize(repeating: 0, count: 256 * 4)
-        for (i, table) in packed.enumerated() { (codes + 256 * i).update(from: table, count: 256) }
+        codes = .allocate(capacity: 2048)
+        codes.initialize(repeating: 0, count: 2048)
+        for (i, table) in packed.enumerated() { (codes + 1024 * (i / 2) + 256 * (i % 2)).update(from: table, count: 256) }
+        for t in 0..<(packed.count / 2) {
+            let base = codes + 1024 * t
+            (base + 512).update(from: HuffmanEncoder.smallACTable(base + 256), count: 512)
+        }
     }
 
     deinit { codes.deallocate() }
@@ -86,9 +91,9 @@ struct ScanEncoder: ~Copyable {
                         while left > 0 {
                             for b in 0..<perMCU {
                                 let c = components[b]
-                                let table = codes + 512 &* tables[c]
+                                let table = codes + 1024 &* tables[c]
                                 HuffmanEncoder.encode(block, nonZero: mask.pointee, previousDC: &predictors[c], dc: table,
-                                                      ac: table + 256, writer: &sink)
+                                                      ac: table + 256, acSmall: table + 512, writer: &sink)
                                 block += 64
                                 mask += 1
                             }

@@ -48,7 +48,9 @@ public enum PNGEncoder {
                     let base = pixels.baseAddress!
                     let out = outBuffer.baseAddress!
                     z.setOutput(out, count: outBuffer.count)
-                    func drain(_ flush: Int32) throws -> Int32 {
+                    // Deflates until the input is consumed (or, finishing, the stream ends),
+                    // emitting an IDAT chunk whenever the 64 KiB output buffer fills.
+                    func drain(_ flush: Int32) throws {
                         while true {
                             let status = deflate(z.stream, flush)
                             guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
@@ -59,16 +61,16 @@ public enum PNGEncoder {
                                 z.setOutput(out, count: outBuffer.count)
                                 continue
                             }
-                            if flush == Z_NO_FLUSH ? z.availableIn == 0 : status == Z_STREAM_END { return status }
+                            if flush == Z_NO_FLUSH ? z.availableIn == 0 : status == Z_STREAM_END { return }
                         }
                     }
                     for y in 0..<bitmap.height {
                         let row = base + y * rowBytes
                         let prior = y == 0 ? zeroRow.baseAddress! : row - rowBytes
                         z.setInput(chooser.filter(row, prior: prior), count: rowBytes + 1)
-                        _ = try drain(Z_NO_FLUSH)
+                        try drain(Z_NO_FLUSH)
                     }
-                    _ = try drain(Z_FINISH)
+                    try drain(Z_FINISH)
                     let pending = outBuffer.count - z.availableOut
                     if pending > 0 {
                         writer.chunk("IDAT", UnsafeBufferPointer(rebasing: outBuffer[0..<pending]))

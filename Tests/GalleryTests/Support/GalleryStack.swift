@@ -29,12 +29,12 @@ final class GalleryStack: @unchecked Sendable {
         let binary = try GalleryStack.galleryBinary()
         let socket = run + "/gallery.sock"
 
-        try GalleryStack.runTool("/usr/bin/spawn-fcgi", ["-s", socket, "-M", "0666", "-F", "1", "-P", run + "/gallery.pid", "--",
+        try Subprocess.run("/usr/bin/spawn-fcgi", ["-s", socket, "-M", "0666", "-F", "1", "-P", run + "/gallery.pid", "--",
             binary, "serve", "--root", library.root, "--cache-dir", base + "/cache", "--templates", repo + "/templates",
             "--public", repo + "/public", "--log", base + "/gallery.log", "--threads", "4", "--rescan", "0.5"])
         galleryPID = try GalleryStack.readPID(run + "/gallery.pid")
 
-        try GalleryStack.runTool("/bin/bash", ["-c", "source \"$0\"/deploy/lib.sh && render_nginx_conf \"$1\" \"$2\" \"$3\" \"$4\"",
+        try Subprocess.run("/bin/bash", ["-c", "source \"$0\"/deploy/lib.sh && render_nginx_conf \"$1\" \"$2\" \"$3\" \"$4\"",
                                               repo, run + "/nginx", String(port), socket, repo + "/public"])
         if let probeScript {
             try probeScript.write(toFile: base + "/probe.js", atomically: true, encoding: .utf8)
@@ -49,7 +49,7 @@ final class GalleryStack: @unchecked Sendable {
                 """)
             try text.write(toFile: conf, atomically: true, encoding: .utf8)
         }
-        try GalleryStack.runTool("/usr/sbin/nginx", ["-p", run + "/nginx", "-c", run + "/nginx/nginx.conf", "-e", run + "/nginx/error.log"])
+        try Subprocess.run("/usr/sbin/nginx", ["-p", run + "/nginx", "-c", run + "/nginx/nginx.conf", "-e", run + "/nginx/error.log"])
         nginxPID = try GalleryStack.readPID(run + "/nginx/nginx.pid")
 
         for _ in 0..<100 {
@@ -118,22 +118,6 @@ final class GalleryStack: @unchecked Sendable {
         }
         guard ok else { throw Failure(description: "no free port") }
         return Int(UInt16(bigEndian: addr.sin_port))
-    }
-
-    @discardableResult
-    static func runTool(_ path: String, _ args: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard p.terminationStatus == 0 else { throw Failure(description: "\(path) \(args.prefix(3)) failed: \(text)") }
-        return text
     }
 
     private static func readPID(_ path: String) throws -> pid_t {
