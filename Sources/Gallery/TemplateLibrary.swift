@@ -6,7 +6,8 @@ import Foundation
 public struct TemplateLibrary: Sendable {
     private let templates: [String: [TemplateNode]]
 
-    /// Loads and parses `directory/*.html`; throws on the first syntax error or missing partial.
+    /// Loads and parses `directory/*.html`; throws on the first syntax error, missing partial or
+    /// partial cycle.
     public init(directory: String) throws {
         var sources: [String: String] = [:]
         let names = try FileManager.default.contentsOfDirectory(atPath: directory)
@@ -31,7 +32,24 @@ public struct TemplateLibrary: Sendable {
                 throw TemplateError(template: name + ".html", line: 0, message: "partial '\(partial)' does not exist")
             }
         }
+        try TemplateLibrary.rejectCycles(parsed)
         templates = parsed
+    }
+
+    /// A partial that includes itself, directly or through others, would render without end
+    /// (twice per level doubles the work each level), so such a set is refused at load time.
+    private static func rejectCycles(_ parsed: [String: [TemplateNode]]) throws {
+        var done = Set<String>()
+        func visit(_ name: String, path: [String]) throws {
+            if done.contains(name) { return }
+            if path.contains(name) {
+                throw TemplateError(template: name + ".html", line: 0,
+                                    message: "partial cycle: " + (path + [name]).joined(separator: " > "))
+            }
+            for partial in partialNames(in: parsed[name] ?? []) { try visit(partial, path: path + [name]) }
+            done.insert(name)
+        }
+        for name in parsed.keys.sorted() { try visit(name, path: []) }
     }
 
     /// Whether a template with this name (without ".html") was loaded.

@@ -1,19 +1,17 @@
 /// Renders parsed templates against a context stack. Names resolve from the innermost
 /// context outwards (first path component), then through object members.
 struct TemplateRenderer {
+    /// Partials by name; `TemplateLibrary` has checked that they include no cycle.
     let partials: [String: [TemplateNode]]
-    /// Guards against a partial including itself forever.
-    static let maxDepth = 32
 
     func render(_ nodes: [TemplateNode], context: TemplateValue) -> String {
         var out = ""
         var stack = [context]
-        render(nodes, stack: &stack, into: &out, depth: 0)
+        render(nodes, stack: &stack, into: &out)
         return out
     }
 
-    private func render(_ nodes: [TemplateNode], stack: inout [TemplateValue], into out: inout String, depth: Int) {
-        guard depth < TemplateRenderer.maxDepth else { return }
+    private func render(_ nodes: [TemplateNode], stack: inout [TemplateValue], into out: inout String) {
         for node in nodes {
             switch node {
             case .text(let text):
@@ -28,7 +26,7 @@ struct TemplateRenderer {
             case .section(let path, let inverted, let children):
                 let value = resolve(path, in: stack)
                 if inverted {
-                    if !value.isTruthy { render(children, stack: &stack, into: &out, depth: depth) }
+                    if !value.isTruthy { render(children, stack: &stack, into: &out) }
                     continue
                 }
                 guard value.isTruthy else { continue }
@@ -36,18 +34,18 @@ struct TemplateRenderer {
                 case .list(let elements):
                     for element in elements {
                         stack.append(element)
-                        render(children, stack: &stack, into: &out, depth: depth)
+                        render(children, stack: &stack, into: &out)
                         stack.removeLast()
                     }
                 case .bool:
-                    render(children, stack: &stack, into: &out, depth: depth)
+                    render(children, stack: &stack, into: &out)
                 default:
                     stack.append(value)
-                    render(children, stack: &stack, into: &out, depth: depth)
+                    render(children, stack: &stack, into: &out)
                     stack.removeLast()
                 }
             case .partial(let name):
-                if let nodes = partials[name] { render(nodes, stack: &stack, into: &out, depth: depth + 1) }
+                if let nodes = partials[name] { render(nodes, stack: &stack, into: &out) }
             }
         }
     }

@@ -19,6 +19,7 @@ enum ServeCommand {
             try FileManager.default.createDirectory(atPath: options.cacheDirectory, withIntermediateDirectories: true)
             var pipelineConfiguration = PipelineConfiguration(cacheDirectory: options.cacheDirectory, libraryRoot: options.root)
             pipelineConfiguration.log = { log("image-pipeline: " + $0) }
+            options.tuning.apply(to: &pipelineConfiguration)
             let pipeline = try ImagePipeline(configuration: pipelineConfiguration)
             let app = try GalleryApp(configuration: GalleryConfiguration(
                 libraryRoot: options.root, templatesDirectory: options.templates, publicDirectory: options.publicDirectory,
@@ -45,6 +46,7 @@ struct ServeOptions {
     var title = "Gallery"
     var logFile: String?
     var rescanSeconds = 3.0
+    var tuning = PipelineTuning()
 
     struct Problem: Error, CustomStringConvertible { var description: String }
 
@@ -52,6 +54,7 @@ struct ServeOptions {
         var values: [String: String] = [:]
         var rest = args[...]
         let known = ["--root", "--socket", "--listen", "--threads", "--cache-dir", "--templates", "--public", "--title", "--log", "--rescan"]
+            + PipelineTuning.flags.map(\.flag)
         while let flag = rest.popFirst() {
             guard known.contains(flag) else { throw Problem(description: "unknown option \(flag)") }
             guard let value = rest.popFirst() else { throw Problem(description: "\(flag) needs a value") }
@@ -81,6 +84,13 @@ struct ServeOptions {
         }
         options.title = pick("--title", "GALLERY_TITLE") ?? options.title
         options.logFile = pick("--log", "GALLERY_LOG")
+        for knob in PipelineTuning.flags {
+            guard let text = pick(knob.flag, knob.variable) else { continue }
+            guard let value = Double(text), value > 0, value <= knob.maximum else {
+                throw Problem(description: "\(knob.flag) wants a number in (0, \(Int(knob.maximum))]")
+            }
+            options.tuning.values[knob.flag] = value
+        }
         return options
     }
 
@@ -99,6 +109,33 @@ struct ServeOptions {
             url = url.deletingLastPathComponent()
         }
         return cwd
+    }
+}
+
+/// The pipeline's limits that an operator may need to change (tests and the soak shorten the
+/// timeouts and shrink the caches). Unset knobs keep `PipelineConfiguration`'s defaults.
+struct PipelineTuning {
+    struct Knob: Sendable {
+        var flag: String
+        var variable: String
+        var maximum: Double
+        var set: @Sendable (inout PipelineConfiguration, Double) -> Void
+    }
+
+    static let flags: [Knob] = [
+        Knob(flag: "--origin-connect-timeout", variable: "GALLERY_ORIGIN_CONNECT_TIMEOUT", maximum: 600) { $0.connectTimeout = $1 },
+        Knob(flag: "--origin-timeout", variable: "GALLERY_ORIGIN_TIMEOUT", maximum: 3600) { $0.totalTimeout = $1 },
+        Knob(flag: "--origin-max-bytes", variable: "GALLERY_ORIGIN_MAX_BYTES", maximum: Double(1 << 34)) { $0.maxOriginBytes = Int($1) },
+        Knob(flag: "--disk-cache-bytes", variable: "GALLERY_DISK_CACHE_BYTES", maximum: Double(1 << 46)) { $0.diskCacheBytes = Int($1) },
+        Knob(flag: "--render-cache-bytes", variable: "GALLERY_RENDER_CACHE_BYTES", maximum: Double(1 << 40)) { $0.renderCacheBytes = Int($1) },
+        Knob(flag: "--jpeg-quality", variable: "GALLERY_JPEG_QUALITY", maximum: 100) { $0.jpegQuality = Int($1) },
+        Knob(flag: "--max-renders", variable: "GALLERY_MAX_RENDERS", maximum: 1024) { $0.maxConcurrentRenders = Int($1) },
+    ]
+
+    var values: [String: Double] = [:]
+
+    func apply(to configuration: inout PipelineConfiguration) {
+        for knob in PipelineTuning.flags { if let v = values[knob.flag] { knob.set(&configuration, v) } }
     }
 }
 

@@ -61,9 +61,12 @@ import Testing
         }
     }
 
-    @Test func selfIncludingPartialStops() throws {
-        let t = try library(["loop": "x{{> loop}}"])
-        #expect(t.render("loop", context: [:]).count == TemplateRenderer.maxDepth)
+    @Test func partialCyclesAreRefusedAtLoad() throws {
+        for sources in [["loop": "x{{> loop}}"], ["a": "{{>b}}{{>b}}", "b": "{{#x}}{{>a}}{{/x}}"]] {
+            #expect(throws: TemplateError.self) { try library(sources) }
+        }
+        let shared = try library(["page": "{{>part}}{{>part}}", "part": "<i>{{a}}</i>"])
+        #expect(shared.render("page", context: ["a": "1"]) == "<i>1</i><i>1</i>")
     }
 
     @Test func shippedTemplatesParse() throws {
