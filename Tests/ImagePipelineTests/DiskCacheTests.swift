@@ -117,6 +117,37 @@ import Testing
         #expect(origin.count("/two.jpg") == 1, "the entry lock (flock) keeps the download single")
     }
 
+    /// A process that waited for another's download of the same entry shares its failure, as
+    /// waiters in one process do, instead of timing out once more behind it; a later request
+    /// that finds the lock free tries the origin again.
+    @Test func processesWaitingOnAFailedDownloadShareItsError() throws {
+        let origin = try TestOrigin()
+        origin.set("/hang2.jpg", .hang(seconds: 4))
+        let dir = makeTempDir("hang2")
+        let a = try ImagePipeline(configuration: testConfiguration(cacheDir: dir))
+        let b = try ImagePipeline(configuration: testConfiguration(cacheDir: dir))
+        let kinds = Collector<String>()
+        let start = Date()
+        runConcurrently(2) { i in
+            let p = i == 0 ? a : b
+            do {
+                _ = try p.original(url: origin.url("/hang2.jpg"))
+                kinds.add("ok")
+            } catch let error as PipelineError {
+                kinds.add(error.kind)
+            } catch {
+                kinds.add("\(error)")
+            }
+        }
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(kinds.all == ["origin_timed_out", "origin_timed_out"])
+        #expect(origin.count("/hang2.jpg") == 1, "one attempt, shared by the waiting process")
+        #expect(elapsed < 1.9, "one idle timeout (1 s), not two in a row: \(elapsed) s")
+        origin.set("/hang2.jpg", .ok(jpeg, "image/jpeg"))
+        #expect(try b.original(url: origin.url("/hang2.jpg")).bytes == jpeg, "no failure is remembered")
+        #expect(origin.count("/hang2.jpg") == 2)
+    }
+
     /// Through the pipeline: a small disk budget keeps the most recently used originals and
     /// refetches an evicted one when it is asked for again.
     @Test func pipelineEvictsOriginalsBeyondTheBudget() throws {
