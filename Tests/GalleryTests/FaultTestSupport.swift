@@ -203,21 +203,15 @@ extension Optional {
     }
 }
 
-/// One HTTP answer.
-struct FaultReply {
-    var status: Int
-    var headers: [String: String]
-    var body: [UInt8]
-    func header(_ name: String) -> String? { headers[name.lowercased()] }
-    var text: String { String(decoding: body, as: UTF8.self) }
-}
+/// One HTTP answer (the same client as the other end-to-end tests).
+typealias FaultReply = HTTPReply
 
 enum FaultNet {
     static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw FaultFailure(description: "socket") }
         defer { close(fd) }
-        var addr = loopback(port: 0)
+        var addr = RawHTTP.loopback(port: 0)
         let bound = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
@@ -225,14 +219,6 @@ enum FaultNet {
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
         return Int(UInt16(bigEndian: addr.sin_port))
-    }
-
-    static func loopback(port: Int, address: String = "127.0.0.1") -> sockaddr_in {
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = in_port_t(UInt16(port).bigEndian)
-        addr.sin_addr.s_addr = inet_addr(address)
-        return addr
     }
 
     /// Writes everything; false when the peer went away (never raises SIGPIPE).
@@ -258,76 +244,10 @@ enum FaultHTTP {
 
     static func request(port: Int, method: String = "GET", target: String, headers: [String: String] = [:],
                         source: String? = nil, timeout: Int = 30) throws -> FaultReply {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw FaultFailure(description: "socket") }
-        defer { close(fd) }
-        var tv = timeval(tv_sec: timeout, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        if let source {
-            var from = FaultNet.loopback(port: 0, address: source)
-            let ok = withUnsafePointer(to: &from) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard ok == 0 else { throw FaultFailure(description: "bind to \(source) failed") }
-        }
-        var addr = FaultNet.loopback(port: port)
-        let connected = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw FaultFailure(description: "connect to \(port) failed") }
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-        for (k, v) in headers { head += "\(k): \(v)\r\n" }
-        if method == "POST" || method == "PUT" { head += "Content-Length: 0\r\n" }
-        head += "\r\n"
-        guard FaultNet.sendAll(fd, Array(head.utf8)) else { throw FaultFailure(description: "send failed") }
-        var data: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw FaultFailure(description: "recv timed out or failed for \(target)") }
-            if n == 0 { break }
-            data.append(contentsOf: buffer[0..<n])
-        }
-        return try parse(data, target: target, method: method)
-    }
-
-    private static func parse(_ data: [UInt8], target: String, method: String) throws -> FaultReply {
-        var end = -1
-        if data.count >= 4 {
-            for i in 0...(data.count - 4) where data[i] == 13 && data[i + 1] == 10 && data[i + 2] == 13 && data[i + 3] == 10 {
-                end = i
-                break
-            }
-        }
-        guard end >= 0 else { throw FaultFailure(description: "no HTTP head for \(target) (\(data.count) bytes)") }
-        let lines = String(decoding: data[0..<end], as: UTF8.self).components(separatedBy: "\r\n")
-        let statusParts = lines[0].split(separator: " ")
-        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw FaultFailure(description: "bad status line \(lines[0])") }
-        var headers: [String: String] = [:]
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        var body = Array(data[(end + 4)...])
-        if headers["transfer-encoding"]?.lowercased() == "chunked" { body = dechunk(body) }
-        return FaultReply(status: status, headers: headers, body: method == "HEAD" ? [] : body)
-    }
-
-    private static func dechunk(_ raw: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = []
-        var i = 0
-        while i < raw.count {
-            var j = i
-            while j + 1 < raw.count, !(raw[j] == 13 && raw[j + 1] == 10) { j += 1 }
-            let sizeText = String(decoding: raw[i..<j], as: UTF8.self).split(separator: ";").first ?? ""
-            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size > 0 else { break }
-            let start = j + 2
-            guard start + size <= raw.count else { break }
-            out += raw[start..<(start + size)]
-            i = start + size + 2
-        }
-        return out
+        var headers = headers
+        if method == "POST" || method == "PUT" { headers["Content-Length"] = "0" }
+        return try RawHTTP.request(port: port, method: method, target: target, headers: headers,
+                                   source: source, timeoutSeconds: timeout)
     }
 }
 
@@ -358,7 +278,7 @@ final class FaultOrigin: @unchecked Sendable {
         guard fd >= 0 else { throw FaultFailure(description: "socket") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var addr = FaultNet.loopback(port: 0)
+        var addr = RawHTTP.loopback(port: 0)
         let bound = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }

@@ -19,17 +19,23 @@ struct HTTPReply {
 enum RawHTTP {
     struct Failure: Error, CustomStringConvertible { var description: String }
 
+    /// `source` binds the client to another loopback address first (127.0.0.2 looks to nginx
+    /// like a client outside its loopback-only rules).
     static func request(port: Int, method: String = "GET", target: String, headers: [String: String] = [:],
-                        timeoutSeconds: Int = 60) throws -> HTTPReply {
+                        source: String? = nil, timeoutSeconds: Int = 60) throws -> HTTPReply {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
         defer { close(fd) }
         var tv = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = in_port_t(UInt16(port).bigEndian)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        if let source {
+            var from = loopback(port: 0, address: source)
+            let bound = withUnsafePointer(to: &from) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { throw Failure(description: "bind to \(source) failed") }
+        }
+        var addr = loopback(port: port)
         let connected = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
@@ -40,7 +46,8 @@ enum RawHTTP {
         let out = Array(head.utf8)
         var sent = 0
         while sent < out.count {
-            let n = out[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+            let n = out[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 && errno == EINTR { continue }
             guard n > 0 else { throw Failure(description: "send failed") }
             sent += n
         }
@@ -48,11 +55,20 @@ enum RawHTTP {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0 && errno == EINTR { continue }
             if n < 0 { throw Failure(description: "recv failed or timed out for \(target)") }
             if n == 0 { break }
             data.append(contentsOf: buffer[0..<n])
         }
         return try parse(data, method: method)
+    }
+
+    static func loopback(port: Int, address: String = "127.0.0.1") -> sockaddr_in {
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        addr.sin_addr.s_addr = inet_addr(address)
+        return addr
     }
 
     private static func parse(_ data: [UInt8], method: String) throws -> HTTPReply {
