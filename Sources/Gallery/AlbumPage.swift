@@ -45,7 +45,7 @@ extension GalleryApp {
         var context = chrome()
         let isRoot = albumID == catalog.rootID
         context["pageTitle"] = .string(isRoot ? catalog.siteTitle : album.title)
-        context["breadcrumbs"] = breadcrumbs(albumID: albumID, catalog: catalog, linkLast: false)
+        context["breadcrumbs"] = breadcrumbs(albumID: albumID, catalog: catalog)
         context["hasCrumbs"] = .bool(!isRoot)
         let total = catalog.totalItemCount(of: albumID)
         context["album"] = [
@@ -67,16 +67,19 @@ extension GalleryApp {
         id == catalog.rootID ? "/" : "/album/\(id)"
     }
 
-    /// Root … album, each with its URL; the last one is the current page unless `linkLast`.
-    func breadcrumbs(albumID: String, catalog: Catalog, linkLast: Bool) -> TemplateValue {
+    /// Root … album, each with its URL, then `current` (the page's own title, unlinked) if
+    /// given; without it the album itself is the current page.
+    func breadcrumbs(albumID: String, catalog: Catalog, current: String? = nil) -> TemplateValue {
         let chain = catalog.ancestry(of: albumID)
-        return .list(chain.enumerated().map { index, album in
-            let isLast = index == chain.count - 1 && !linkLast
+        var crumbs: [TemplateValue] = chain.enumerated().map { index, album in
+            let isLast = index == chain.count - 1 && current == nil
             return [
                 "title": .string(album.id == catalog.rootID ? catalog.siteTitle : album.title),
                 "url": isLast ? .null : .string(albumURL(album.id, catalog: catalog)),
             ]
-        })
+        }
+        if let current { crumbs.append(["title": .string(current), "url": .null]) }
+        return .list(crumbs)
     }
 
     private func summary(albums: Int, photos: Int) -> String {

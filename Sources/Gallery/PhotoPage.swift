@@ -12,7 +12,7 @@ extension GalleryApp {
 
         var context = chrome()
         context["pageTitle"] = .string(item.title)
-        context["breadcrumbs"] = breadcrumbs(albumID: item.albumID, catalog: catalog, linkLast: true)
+        context["breadcrumbs"] = breadcrumbs(albumID: item.albumID, catalog: catalog, current: item.title)
         context["hasCrumbs"] = true
         var photo: [String: TemplateValue] = [
             "title": .string(item.title),
