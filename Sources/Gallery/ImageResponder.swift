@@ -58,7 +58,10 @@ extension GalleryApp {
         case .sizeNotAllowed: return errors.response(400)
         case .sourceNotAllowed: return errors.response(404)
         case .notAnImage: return errors.response(415)
-        case .undecodable: return errors.response(422)
+        case .undecodable(let why):
+            // Names the cause, e.g. a decode refused by `--decode-max-bytes` before allocating.
+            log("img: \(item.id): \(why)")
+            return errors.response(422)
         case .originFailed(let why):
             log("img: \(item.id): origin failed: \(why)")
             return errors.response(502)

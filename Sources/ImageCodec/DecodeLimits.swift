@@ -11,14 +11,30 @@ public struct DecodeLimits: Sendable, Equatable {
     public var maxInputBytes: Int
     /// Largest inflated size of one compressed metadata chunk (PNG zTXt, iTXt, iCCP). 8 MiB by default.
     public var maxMetadataBytes: Int
+    /// Largest total of the buffers one decode allocates at the requested scale: the output
+    /// bitmap, a multi-scan JPEG's coefficient store, row and band buffers, a reduced Adam7
+    /// PNG's block sums. Estimated from the headers before the first of them is allocated.
+    /// The input bytes and fixed-size tables (Huffman, zlib state: well under 1 MiB) are not
+    /// counted. 768 MiB by default.
+    ///
+    /// Why 768 MiB: the pixel limit alone lets a file of a few hundred bytes claim 100 MP of
+    /// 4:4:4 progressive JPEG, whose full-size decode holds 640 MB of coefficients (850 MB
+    /// with four components) plus a 300 MB bitmap. Under this default a 100 MP image still
+    /// decodes at full size as a sequential JPEG (300 MB), a 4:2:0 or 4:2:2 progressive JPEG
+    /// (620 and 730 MB) or a PNG (at most 400 MB), and in any form at 4/8 (worst, four-component
+    /// 4:4:4 progressive: 740 MB), the scale the pipeline uses for its largest render of it.
+    /// Refused at full size: 4:4:4 multi-scan JPEGs above about 85 MP (70 MP with four
+    /// components). A server's worst case is this times the decodes it runs at once.
+    public var maxMemoryBytes: Int
 
     public init(maxPixels: Int = 100_000_000, maxDimension: Int = 65_500, maxScans: Int = 1_000,
-                maxInputBytes: Int = 256 << 20, maxMetadataBytes: Int = 8 << 20) {
+                maxInputBytes: Int = 256 << 20, maxMetadataBytes: Int = 8 << 20, maxMemoryBytes: Int = 768 << 20) {
         self.maxPixels = maxPixels
         self.maxDimension = maxDimension
         self.maxScans = maxScans
         self.maxInputBytes = maxInputBytes
         self.maxMetadataBytes = maxMetadataBytes
+        self.maxMemoryBytes = maxMemoryBytes
     }
 
     public static let `default` = DecodeLimits()
@@ -41,6 +57,14 @@ public struct DecodeLimits: Sendable, Equatable {
     public func check(inputBytes count: Int) throws {
         guard count <= maxInputBytes else {
             throw ImageCodecError(.limitExceeded, "input of \(count) bytes exceeds the \(maxInputBytes) byte limit")
+        }
+    }
+
+    /// Throws unless the buffers of `estimate` fit in `maxMemoryBytes`. Decoders call it after
+    /// reading the headers and before allocating any of those buffers.
+    func check(_ estimate: DecodeMemoryEstimate) throws {
+        guard let total = estimate.total, total <= maxMemoryBytes else {
+            throw ImageCodecError(.limitExceeded, "\(estimate), over the \(maxMemoryBytes) byte memory limit")
         }
     }
 }

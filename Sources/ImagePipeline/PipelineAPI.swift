@@ -53,7 +53,8 @@ public struct PipelineConfiguration: Sendable {
     public var maxConcurrentRenders: Int = 2 * ProcessInfo.processInfo.activeProcessorCount
     /// Renders allowed to wait for a slot; more are refused with `.overloaded`. Default 2 × cores.
     public var renderQueueLength: Int = 2 * ProcessInfo.processInfo.activeProcessorCount
-    /// Pixel, dimension and byte bounds for decoding originals.
+    /// Pixel, dimension and byte bounds for decoding originals, and the buffers one decode may
+    /// allocate (`maxMemoryBytes`: decoding memory at worst is that times `maxConcurrentRenders`).
     public var decodeLimits: DecodeLimits = .default
     /// Where the pipeline's log lines go (one line per call). Default: standard error.
     public var log: @Sendable (String) -> Void = { line in

@@ -128,6 +128,7 @@ struct PipelineTuning {
         Knob(flag: "--origin-max-bytes", variable: "GALLERY_ORIGIN_MAX_BYTES", maximum: Double(1 << 34)) { $0.maxOriginBytes = Int($1) },
         Knob(flag: "--disk-cache-bytes", variable: "GALLERY_DISK_CACHE_BYTES", maximum: Double(1 << 46)) { $0.diskCacheBytes = Int($1) },
         Knob(flag: "--render-cache-bytes", variable: "GALLERY_RENDER_CACHE_BYTES", maximum: Double(1 << 40)) { $0.renderCacheBytes = Int($1) },
+        Knob(flag: "--decode-max-bytes", variable: "GALLERY_DECODE_MAX_BYTES", maximum: Double(1 << 40)) { $0.decodeLimits.maxMemoryBytes = Int($1) },
         Knob(flag: "--jpeg-quality", variable: "GALLERY_JPEG_QUALITY", maximum: 100) { $0.jpegQuality = Int($1) },
         Knob(flag: "--max-renders", variable: "GALLERY_MAX_RENDERS", maximum: 1024) { $0.maxConcurrentRenders = Int($1) },
     ]

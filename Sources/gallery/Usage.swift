@@ -5,7 +5,8 @@ usage:
   gallery [serve] --root DIR [--socket PATH | --listen 127.0.0.1:PORT] [--threads N] [--cache-dir DIR]
                   [--templates DIR] [--public DIR] [--title TEXT] [--log FILE] [--rescan SECONDS]
                   [--origin-connect-timeout S] [--origin-timeout S] [--origin-max-bytes N]
-                  [--disk-cache-bytes N] [--render-cache-bytes N] [--jpeg-quality Q] [--max-renders N]
+                  [--disk-cache-bytes N] [--render-cache-bytes N] [--decode-max-bytes N]
+                  [--jpeg-quality Q] [--max-renders N]
   gallery decode IN OUT [--scale M/8] [--orient]     write .ppm, .pgm or .pam
   gallery probe IN                                    one JSON line
   gallery thumb IN OUT (--size 480 | --cover 240x240) [--quality 82]

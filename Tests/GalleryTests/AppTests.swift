@@ -11,12 +11,13 @@ import Testing
         let library: TestLibrary
         let app: GalleryApp
 
-        init(library: TestLibrary? = nil, pageSize: Int = 60) throws {
+        init(library: TestLibrary? = nil, pageSize: Int = 60, decodeLimits: DecodeLimits = .default) throws {
             let library = try library ?? TestLibrary.make()
             self.library = library
             let base = (library.root as NSString).deletingLastPathComponent
             var pc = PipelineConfiguration(cacheDirectory: base + "/cache", libraryRoot: library.root)
             pc.log = { _ in }
+            pc.decodeLimits = decodeLimits
             let repo = Fixtures.repoRoot.path
             app = try GalleryApp(configuration: GalleryConfiguration(
                 libraryRoot: library.root, templatesDirectory: repo + "/templates", publicDirectory: repo + "/public",
@@ -152,6 +153,22 @@ import Testing
         #expect(h.send("/img/\(item.id)/241x241?v=\(version)").status == 400)
         #expect(h.send("/img/\(item.id)/99999?v=\(version)").status == 400)
         #expect(h.send("/img/\(item.id)/0240x240?v=\(version)").status == 400)
+    }
+
+    /// A render whose decode would pass the pipeline's memory budget is an error page (422),
+    /// and the budget is weighed at the scale the size needs: 960 px of the 1001×667
+    /// progressive photo decodes at full size (about 4.9 MB of buffers), 240×240 at 1/2
+    /// (about 2.8 MB).
+    @Test func decodeOverTheMemoryBudgetIs422() throws {
+        let h = try Harness(decodeLimits: DecodeLimits(maxMemoryBytes: 4 << 20))
+        let item = h.item(named: "Odd_Size_Progressive.jpg")
+        let location = try #require(h.send("/img/\(item.id)/960").header("Location"))
+        let refused = h.send(location)
+        #expect(refused.status == 422)
+        #expect(Self.text(refused).contains("422"))
+        let small = h.send(location.replacingOccurrences(of: "/960?", with: "/240x240?"))
+        #expect(small.status == 200)
+        #expect(try ImageCodec.decode(small.body).bitmap.width == 240)
     }
 
     @Test func originalBytes() throws {

@@ -88,7 +88,8 @@ import Testing
     }
 
     @Test func sizesThatOverflowAreLimitErrorsEvenWithoutLimits() throws {
-        let unlimited = DecodeLimits(maxPixels: .max, maxDimension: .max, maxScans: .max, maxInputBytes: .max, maxMetadataBytes: .max)
+        let unlimited = DecodeLimits(maxPixels: .max, maxDimension: .max, maxScans: .max, maxInputBytes: .max, maxMetadataBytes: .max,
+                                     maxMemoryBytes: .max)
         let png = PNGFixtures.png([("IHDR", PNGFixtures.ihdr(width: 0x7FFF_FFFF, height: 0x7FFF_FFFF, depth: 16, colorType: 6)),
                                    ("IDAT", Self.storedZlib([0])), ("IEND", [])])
         expectFailure(.limitExceeded) { try PNGDecoder.probe(png, limits: unlimited) }

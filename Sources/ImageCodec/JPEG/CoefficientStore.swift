@@ -26,26 +26,41 @@ final class CoefficientStore {
     /// Bytes held for values and masks.
     let byteCount: Int
 
+    /// The positions the `idctSize` × `idctSize` IDCT reads (CODEC-NOTES §2: 64, 49, 25 or 1),
+    /// in natural order: slots follow natural order, so a full-size block is stored exactly
+    /// as the IDCT reads it and needs no expansion.
+    static func keptPositions(idctSize: Int) -> [(zigzag: Int, natural: Int)] {
+        let natural = JPEGStandardTables.naturalOrder
+        var kept: [(zigzag: Int, natural: Int)] = []
+        for n in 0..<64 {
+            let row = n >> 3, col = n & 7
+            let keep: Bool
+            switch idctSize {
+            case 1: keep = n == 0
+            case 2: keep = [0, 1, 3, 5, 7].contains(row) && [0, 1, 3, 5, 7].contains(col)
+            case 4: keep = row != 4 && col != 4
+            default: keep = true
+            }
+            if keep, let k = natural.firstIndex(of: n) { kept.append((k, n)) }
+        }
+        return kept
+    }
+
+    /// What `init(plan:)` will hold in values and masks (`byteCount`), checked for overflow,
+    /// so the decoder can weigh it against `DecodeLimits.maxMemoryBytes` first.
+    static func byteCount(for plan: DecodePlan) -> Int? {
+        DecodeMemoryEstimate.sum(plan.components.map { c in
+            let slots = keptPositions(idctSize: c.idctSize).count
+            return DecodeMemoryEstimate.product([c.blocksWide, c.blocksHigh, slots * 2 + 8])
+        })
+    }
+
     /// Throws `.limitExceeded` when the store would not fit in an `Int`.
     init(plan: DecodePlan) throws {
         var made: [Plane] = []
         var bytes = 0
         for c in plan.components {
-            let natural = JPEGStandardTables.naturalOrder
-            // Slots follow natural order, so a full-size block is stored exactly as the IDCT
-            // reads it and needs no expansion.
-            var kept: [(zigzag: Int, natural: Int)] = []
-            for n in 0..<64 {
-                let row = n >> 3, col = n & 7
-                let keep: Bool
-                switch c.idctSize {
-                case 1: keep = n == 0
-                case 2: keep = [0, 1, 3, 5, 7].contains(row) && [0, 1, 3, 5, 7].contains(col)
-                case 4: keep = row != 4 && col != 4
-                default: keep = true
-                }
-                if keep, let k = natural.firstIndex(of: n) { kept.append((k, n)) }
-            }
+            let kept = CoefficientStore.keptPositions(idctSize: c.idctSize)
             let (blocks, o1) = c.blocksWide.multipliedReportingOverflow(by: c.blocksHigh)
             let (count, o2) = blocks.multipliedReportingOverflow(by: kept.count)
             guard !o1, !o2, count < Int(Int32.max) * 16 else {

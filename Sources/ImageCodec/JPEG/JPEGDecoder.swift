@@ -18,7 +18,8 @@ enum JPEGDecoder {
     }
 
     /// Decodes at `scale`/8 (1, 2, 4 or 8). Recoverable damage (truncated or corrupt entropy
-    /// data, bad restart markers) gives an image plus `warnings`, as libjpeg does.
+    /// data, bad restart markers) gives an image plus `warnings`, as libjpeg does. Throws
+    /// `.limitExceeded` before allocating when the buffers would pass `limits.maxMemoryBytes`.
     static func decode(_ bytes: [UInt8], scale: Int, limits: DecodeLimits) throws -> DecodedImage {
         try bytes.withUnsafeBufferPointer { buf in
             guard let base = buf.baseAddress else { throw ImageCodecError(.truncated, "empty JPEG input") }
@@ -29,6 +30,7 @@ enum JPEGDecoder {
             let layout: Bitmap.Layout = colorSpace == .gray ? .gray : .rgb
             let count = try Bitmap.byteCount(width: plan.outWidth, height: plan.outHeight, layout: layout)
             let multiScan = h.frame.progressive || h.firstScan.components.count < h.frame.components.count
+            try limits.check(memoryEstimate(h.frame, plan: plan, multiScan: multiScan, outputBytes: count))
             let store = multiScan ? try CoefficientStore(plan: plan) : nil
             // Every output row is written by the renderer (grey where data is missing), so
             // the pixels need no zero fill first.
@@ -54,6 +56,18 @@ enum JPEGDecoder {
             let bitmap = try Bitmap(width: plan.outWidth, height: plan.outHeight, layout: layout, pixels: pixels)
             return DecodedImage(bitmap: bitmap, info: info(h), warnings: warnings)
         }
+    }
+
+    /// The buffers `decode` allocates at the plan's scale: the coefficient store of a
+    /// multi-scan file (the whole image, only the positions the scaled IDCT reads), the
+    /// renderer's band rings and rows, and the output bitmap.
+    static func memoryEstimate(_ frame: JPEGFrame, plan: DecodePlan, multiScan: Bool, outputBytes: Int) -> DecodeMemoryEstimate {
+        let kind = frame.progressive ? "progressive" : multiScan ? "multi-scan sequential" : "sequential"
+        var estimate = DecodeMemoryEstimate("\(kind) JPEG \(frame.width)x\(frame.height) at \(plan.scale)/8")
+        if multiScan { estimate.add("coefficients", bytes: CoefficientStore.byteCount(for: plan)) }
+        estimate.add("rows", bytes: MCURowRenderer.bufferBytes(for: plan))
+        estimate.add("output", bytes: outputBytes)
+        return estimate
     }
 
     /// Each component keeps the quantisation table current at its first scan.

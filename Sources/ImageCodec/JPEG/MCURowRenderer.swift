@@ -25,11 +25,11 @@ final class MCURowRenderer {
         var r: [UnsafeMutablePointer<UInt8>] = [], u: [UnsafeMutablePointer<UInt8>] = []
         var q: [UnsafeMutablePointer<UInt16>] = []
         for c in plan.components {
-            let ringBytes = 3 * c.bandRows * c.rowStride
+            let ringBytes = MCURowRenderer.ringBytes(c)
             let ring = UnsafeMutablePointer<UInt8>.allocate(capacity: ringBytes)
             ring.initialize(repeating: 128, count: ringBytes)
             r.append(ring)
-            let upBytes = c.rowStride * c.hFactor + 32
+            let upBytes = MCURowRenderer.upsampledBytes(c)
             let up = UnsafeMutablePointer<UInt8>.allocate(capacity: upBytes)
             up.initialize(repeating: 0, count: upBytes)
             u.append(up)
@@ -43,6 +43,19 @@ final class MCURowRenderer {
         quantLatched = [Bool](repeating: false, count: plan.components.count)
         scratch = .allocate(capacity: 64)
         scratch.initialize(repeating: 0, count: 64)
+    }
+
+    /// One component's ring: three iMCU rows of samples. The factors come from a frame of at
+    /// most 65,535 × 65,535 pixels, so the product stays far below `Int.max`.
+    static func ringBytes(_ c: ComponentPlan) -> Int { 3 * c.bandRows * c.rowStride }
+
+    /// One component's upsampled row, with room for the vector loops' overrun.
+    static func upsampledBytes(_ c: ComponentPlan) -> Int { c.rowStride * c.hFactor + 32 }
+
+    /// Everything `init` allocates (rings, upsampled rows, quantisation tables, scratch), for
+    /// the decoder's memory estimate.
+    static func bufferBytes(for plan: DecodePlan) -> Int? {
+        DecodeMemoryEstimate.sum(plan.components.map { ringBytes($0) + upsampledBytes($0) + 64 * 2 } + [64 * 2])
     }
 
     deinit {

@@ -33,12 +33,20 @@ final class PNGBoxReducer {
         hasAlpha = layout.hasAlpha
         outWidth = (width + factor - 1) / factor
         outHeight = (height + factor - 1) / factor
+        // The decoder's memory estimate (`sumBytes`) has checked this product already.
         sumCount = outWidth * channels * (scattered ? outHeight : 1)
         sums = .allocate(capacity: sumCount)
         sums.initialize(repeating: 0, count: sumCount)
     }
 
     deinit { sums.deallocate() }
+
+    /// Bytes of sums `init` allocates for the same arguments; nil when that overflows.
+    static func sumBytes(width: Int, height: Int, channels: Int, factor: Int, scattered: Bool) -> Int? {
+        let outWidth = (width + factor - 1) / factor
+        let outHeight = (height + factor - 1) / factor
+        return DecodeMemoryEstimate.product([outWidth, channels, scattered ? outHeight : 1, MemoryLayout<UInt32>.size])
+    }
 
     /// Adds the next input row (`width × channels` bytes). When it completes a band of
     /// blocks, writes output row `y / factor` into `output` (`outWidth × channels` bytes a row).

@@ -17,7 +17,8 @@ enum PNGDecoder {
     }
 
     /// Decodes at 1/`reduction` of the stored size (1, 2, 4 or 8), box-averaging reduction ×
-    /// reduction blocks. The info keeps the stored size.
+    /// reduction blocks. The info keeps the stored size. Throws `.limitExceeded` before
+    /// allocating when the buffers would pass `limits.maxMemoryBytes`.
     static func decode(_ bytes: [UInt8], reduction: Int, limits: DecodeLimits) throws -> DecodedImage {
         guard [1, 2, 4, 8].contains(reduction) else {
             throw ImageCodecError(.invalidArgument, "PNG reduction \(reduction) is not 1, 2, 4 or 8")
@@ -29,6 +30,7 @@ enum PNGDecoder {
             let outWidth = (header.width + reduction - 1) / reduction
             let outHeight = (header.height + reduction - 1) / reduction
             let count = try Bitmap.byteCount(width: outWidth, height: outHeight, layout: layout)
+            try limits.check(RowPlan.memoryEstimate(header, layout: layout, reduction: reduction, outputBytes: count))
             let reader = try PNGImageDataReader(file: file, ranges: structure.imageData,
                                                 expectedBytes: header.expectedDataBytes)
             let plan = RowPlan(header: header, layout: layout, expander: PNGPixelExpander(structure), reader: reader)
@@ -55,6 +57,24 @@ private struct RowPlan {
     let layout: Bitmap.Layout
     let expander: PNGPixelExpander
     let reader: PNGImageDataReader
+
+    /// What `decode` and the row loops below allocate: the output bitmap, the current and
+    /// prior rows of the widest pass, the expanded row (reduced or interlaced), the reducer's
+    /// sums (one row of blocks, or the whole output for Adam7) and the inflate staging buffer.
+    static func memoryEstimate(_ header: PNGHeader, layout: Bitmap.Layout, reduction: Int, outputBytes: Int) -> DecodeMemoryEstimate {
+        let kind = header.interlaced ? "interlaced PNG" : "PNG"
+        var estimate = DecodeMemoryEstimate("\(kind) \(header.width)x\(header.height) at \(8 / reduction)/8")
+        estimate.add("output", bytes: outputBytes)
+        // rowBytes ≤ (2^31 − 1) · 64 / 8: adding 1 cannot overflow.
+        estimate.add("rows", 2, (header.passes.map(\.rowBytes).max() ?? 0) + 1)
+        if header.interlaced || reduction > 1 { estimate.add("expanded row", header.width, layout.channels) }
+        if reduction > 1 {
+            estimate.add("block sums", bytes: PNGBoxReducer.sumBytes(width: header.width, height: header.height, channels: layout.channels,
+                                                                     factor: reduction, scattered: header.interlaced))
+        }
+        estimate.add("inflate staging", PNGImageDataReader.stagingSize)
+        return estimate
+    }
 
     /// Every row's pixels go straight to `out` (full size) or through a reducer.
     func decodeSequential(into out: UnsafeMutablePointer<UInt8>, reduction: Int) throws {
