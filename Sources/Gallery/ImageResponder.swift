@@ -58,9 +58,9 @@ extension GalleryApp {
         case .sizeNotAllowed: return errors.response(400)
         case .sourceNotAllowed: return errors.response(404)
         case .notAnImage: return errors.response(415)
-        case .undecodable(let why):
+        case .undecodable(let why), .tooLarge(let why):
             // Names the cause, e.g. a decode refused by `--decode-max-bytes` before allocating.
-            log("img: \(item.id): \(why)")
+            log("img: \(item.id): \(error.kind): \(why)")
             return errors.response(422)
         case .originFailed(let why):
             log("img: \(item.id): origin failed: \(why)")

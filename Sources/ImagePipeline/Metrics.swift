@@ -100,6 +100,7 @@ extension PipelineError {
         case .originTimedOut: return "origin_timed_out"
         case .notAnImage: return "not_an_image"
         case .undecodable: return "undecodable"
+        case .tooLarge: return "too_large"
         case .overloaded: return "overloaded"
         case .sourceNotAllowed: return "source_not_allowed"
         }

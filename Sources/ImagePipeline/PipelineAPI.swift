@@ -106,6 +106,9 @@ public enum PipelineError: Error, Sendable, Equatable {
     /// The bytes are not an image we can decode (415 for not an image, 422 for a broken one).
     case notAnImage(String)
     case undecodable(String)
+    /// Decoding would pass the decode limits (pixels, or the memory `maxMemoryBytes` allows at
+    /// the scale this size needs) (422). Refused before allocating; the original is intact.
+    case tooLarge(String)
     /// Too many renders queued (503 with Retry-After).
     case overloaded
     /// The source URL is not allowed (outside the library, unknown scheme) (404).
@@ -121,6 +124,7 @@ extension PipelineError: CustomStringConvertible {
         case .originTimedOut(let s): return "origin timed out: \(s)"
         case .notAnImage(let s): return "not an image: \(s)"
         case .undecodable(let s): return "undecodable: \(s)"
+        case .tooLarge(let s): return "too large: \(s)"
         case .overloaded: return "overloaded: too many renders queued"
         case .sourceNotAllowed(let s): return "source not allowed: \(s)"
         }

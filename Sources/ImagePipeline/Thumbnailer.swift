@@ -154,13 +154,17 @@ public enum Thumbnailer {
     }
 
     /// Runs a codec call and maps its error: bytes that are no image at all are `.notAnImage`,
-    /// every other codec failure `.undecodable`.
+    /// an image over the decode limits `.tooLarge`, every other codec failure `.undecodable`.
     @inline(__always)
     static func codec<T>(_ body: () throws -> T) throws(PipelineError) -> T {
         do {
             return try body()
         } catch let e as ImageCodecError {
-            throw e.kind == .notAnImage ? .notAnImage(e.message) : .undecodable(e.description)
+            switch e.kind {
+            case .notAnImage: throw .notAnImage(e.message)
+            case .limitExceeded: throw .tooLarge(e.message)
+            default: throw .undecodable(e.description)
+            }
         } catch {
             throw .undecodable(String(describing: error))
         }

@@ -45,6 +45,31 @@ import Testing
         #expect([UInt8](stored) == jpeg)
     }
 
+    @Test func overTheDecodeLimitIsTooLargeAndNeverRefetched() throws {
+        // A cached original refused by the memory limit is intact, unlike one that does not
+        // decode: the next pipeline (a restart) must answer from the disk cache, not download it again.
+        let origin = try TestOrigin()
+        origin.set("/big.jpg", .ok(jpeg, "image/jpeg"))
+        let dir = makeTempDir("limit")
+        var configuration = testConfiguration(cacheDir: dir)
+        configuration.decodeLimits.maxMemoryBytes = 100_000
+        configuration.allowedSizes = [SizeSpec(mode: .fit(maxEdge: 240)), SizeSpec(mode: .fit(maxEdge: 24))]
+        for _ in 0..<2 {
+            let pipeline = try ImagePipeline(configuration: configuration)
+            do {
+                _ = try pipeline.render(url: origin.url("/big.jpg"), spec: SizeSpec(mode: .fit(maxEdge: 240)))
+                Issue.record("a full 192x288 decode fitted in 100,000 bytes")
+            } catch {
+                #expect(error.kind == "too_large")
+            }
+            // The same original at a size that decodes at 1/8 fits the limit.
+            let small = try pipeline.render(url: origin.url("/big.jpg"), spec: SizeSpec(mode: .fit(maxEdge: 24)))
+            #expect(!small.bytes.isEmpty)
+        }
+        #expect(origin.count("/big.jpg") == 1)
+        #expect(cachedDataFiles(dir).count == 1)
+    }
+
     @Test func htmlWithStatus200IsNotAnImageAndNotCached() throws {
         let origin = try TestOrigin()
         origin.set("/p.jpg", .html)
