@@ -23,23 +23,6 @@ import Testing
         #expect(QuantTables(quality: 1).chroma.allSatisfy { $0 == 255 })
     }
 
-    @Test func quantiserMultiplyEqualsDivision() {
-        // Every q a baseline table can hold, every FDCT output magnitude 8-bit samples give.
-        for q in 1...255 {
-            var table = [UInt16](repeating: 1, count: 64)
-            table[0] = UInt16(q)
-            let v = QuantDivisors.values(table: table)
-            for x in -16383...16383 {
-                let expected = Int16((abs(x) + 4 * q) / (8 * q)) * (x < 0 ? -1 : 1)
-                let got = QuantDivisors.quantize(Int32(x), bias: v[0], multiplier: v[64])
-                if got != expected {
-                    Issue.record("q \(q) x \(x): \(got) != \(expected)")
-                    return
-                }
-            }
-        }
-    }
-
     @Test func optimalTablesAreValidPrefixCodes() throws {
         // Skewed counts force lengths past 16 before adjustment.
         var counts = [Int](repeating: 0, count: 257)

@@ -39,3 +39,21 @@ extension SIMD8 where Scalar == UInt8 {
                   UInt8(truncatingIfNeeded: v[6]), UInt8(truncatingIfNeeded: v[7]))
     }
 }
+
+extension SIMD8 where Scalar == UInt32 {
+    /// Zero-extends eight 16-bit lanes.
+    @inline(__always) init(widening v: SIMD8<UInt16>) {
+        self.init(UInt32(v[0]), UInt32(v[1]), UInt32(v[2]), UInt32(v[3]),
+                  UInt32(v[4]), UInt32(v[5]), UInt32(v[6]), UInt32(v[7]))
+    }
+}
+
+extension SIMD8 where Scalar == UInt16 {
+    /// Keeps the low 16 bits of eight 32-bit lanes.
+    @inline(__always) init(narrowing v: SIMD8<UInt32>) {
+        self.init(UInt16(truncatingIfNeeded: v[0]), UInt16(truncatingIfNeeded: v[1]),
+                  UInt16(truncatingIfNeeded: v[2]), UInt16(truncatingIfNeeded: v[3]),
+                  UInt16(truncatingIfNeeded: v[4]), UInt16(truncatingIfNeeded: v[5]),
+                  UInt16(truncatingIfNeeded: v[6]), UInt16(truncatingIfNeeded: v[7]))
+    }
+}

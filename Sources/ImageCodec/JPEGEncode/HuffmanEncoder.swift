@@ -1,9 +1,10 @@
 /// Baseline sequential entropy coding of one quantised block (T.81 F.1.2, CODEC-NOTES §8), and
 /// the matching symbol count for optimised tables.
 ///
-/// Shape: a 64-bit mask of the non-zero AC positions (made by the quantiser as it reorders
-/// the block) lets the coder jump from one non-zero coefficient to the next with a
-/// trailing-zero count instead of testing all 63 positions; the Huffman code and the value
+/// Shape: a 64-bit mask of the non-zero AC positions in zigzag order (made by the quantiser)
+/// lets the coder jump from one non-zero coefficient to the next with a
+/// trailing-zero count instead of testing all 63 positions, reading only the non-zero
+/// coefficients through the zigzag table; the Huffman code and the value
 /// bits go out in one `put`.
 enum HuffmanEncoder {
     /// Bit length of `magnitude` (0 for 0): the JPEG size category.
@@ -12,11 +13,12 @@ enum HuffmanEncoder {
         32 &- magnitude.leadingZeroBitCount
     }
 
-    /// Writes one block (64 coefficients in zigzag order, `nonZero` its AC mask). `previousDC`
-    /// is the component's DC predictor, updated here. `dc` and `ac` are 256-entry
+    /// Writes one block (64 coefficients in natural order, `nonZero` its AC mask in zigzag
+    /// order, `zigzag[k]` the natural index of zigzag position k). `previousDC` is the
+    /// component's DC predictor, updated here. `dc` and `ac` are 256-entry
     /// `HuffmanCodes.packed` tables. The sink has room for `BitWriter.maxBytesPerBlock` bytes.
     @inline(__always)
-    static func encode(_ block: UnsafePointer<Int16>, nonZero: UInt64, previousDC: inout Int32,
+    static func encode(_ block: UnsafePointer<Int16>, nonZero: UInt64, zigzag: UnsafePointer<Int>, previousDC: inout Int32,
                        dc: UnsafePointer<UInt32>, ac: UnsafePointer<UInt32>, acSmall: UnsafePointer<UInt32>,
                        writer: inout BitSink) {
         let value = Int32(block[0])
@@ -33,7 +35,7 @@ enum HuffmanEncoder {
                 writer.put(zrl &>> 8, Int(zrl & 0xFF))
                 run &-= 16
             }
-            let v = Int32(block[k])
+            let v = Int32(block[zigzag[k]])
             if UInt32(bitPattern: v &+ 15) <= 30 {
                 let e = acSmall[run &<< 5 | Int(v &+ 16)]
                 writer.put(e &>> 5, Int(e & 31))
@@ -83,7 +85,7 @@ enum HuffmanEncoder {
 
     /// Counts the symbols `encode` would write for this block, into 257-entry tables.
     @inline(__always)
-    static func count(_ block: UnsafePointer<Int16>, nonZero: UInt64, previousDC: inout Int32,
+    static func count(_ block: UnsafePointer<Int16>, nonZero: UInt64, zigzag: UnsafePointer<Int>, previousDC: inout Int32,
                       dc: UnsafeMutablePointer<Int>, ac: UnsafeMutablePointer<Int>) {
         let value = Int32(block[0])
         let diff = value &- previousDC
@@ -99,7 +101,7 @@ enum HuffmanEncoder {
                 ac[0xF0] &+= 1
                 run &-= 16
             }
-            let v = Int32(block[k])
+            let v = Int32(block[zigzag[k]])
             ac[run &<< 4 | category(UInt32(bitPattern: v < 0 ? 0 &- v : v))] &+= 1
             position = k &+ 1
             mask &= mask &- 1

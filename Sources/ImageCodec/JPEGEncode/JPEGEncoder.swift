@@ -54,7 +54,7 @@ public enum JPEGEncoder {
         let quant = QuantTables(quality: quality)
 
         let perTable = QuantDivisors.valuesPerTable
-        let divisors = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * perTable)
+        let divisors = UnsafeMutablePointer<UInt16>.allocate(capacity: 2 * perTable)
         defer { divisors.deallocate() }
         divisors.initialize(from: QuantDivisors.values(table: quant.luma), count: perTable)
         (divisors + perTable).initialize(from: QuantDivisors.values(table: quant.chroma), count: perTable)

@@ -11,7 +11,7 @@ struct MCURowTransform {
         var v: Int
         var blocksWide: Int
         var blocksHigh: Int
-        var divisors: UnsafePointer<UInt32>
+        var divisors: UnsafePointer<UInt16>
     }
 
     private let planes: [Plane]
@@ -21,7 +21,7 @@ struct MCURowTransform {
 
     /// `divisors` holds `QuantDivisors.values` for table 0, then for table 1. The strips and
     /// the divisors must outlive this value.
-    init(layout: FrameLayout, strips: borrowing ComponentStrips, divisors: UnsafePointer<UInt32>) {
+    init(layout: FrameLayout, strips: borrowing ComponentStrips, divisors: UnsafePointer<UInt16>) {
         planes = layout.components.enumerated().map { i, c in
             let p = strips.plane(i)
             return Plane(base: p.base, stride: p.stride, h: c.h, v: c.v, blocksWide: c.blocksWide,
@@ -34,8 +34,13 @@ struct MCURowTransform {
     /// Writes `blocksPerRow` blocks for MCU row `mcuRow` (whose strips are filled) at `out`,
     /// and each block's non-zero AC mask (see `ForwardDCT.transform`) at `masks`.
     func run(mcuRow: Int, out: UnsafeMutablePointer<Int16>, masks: UnsafeMutablePointer<UInt64>) {
-        let scratch = UnsafeMutablePointer<Int16>.allocate(capacity: 64)
-        defer { scratch.deallocate() }
+        ZigzagMask.table.withUnsafeBufferPointer { zigzagBits in
+            run(mcuRow: mcuRow, out: out, masks: masks, zigzagBits: zigzagBits.baseAddress!)
+        }
+    }
+
+    private func run(mcuRow: Int, out: UnsafeMutablePointer<Int16>, masks: UnsafeMutablePointer<UInt64>,
+                     zigzagBits: UnsafePointer<UInt64>) {
         var block = out
         var mask = masks
         for mx in 0..<mcusWide {
@@ -58,7 +63,7 @@ struct MCURowTransform {
                         let blockColumn = mx &* p.h &+ bx
                         if blockColumn < p.blocksWide {
                             mask.pointee = ForwardDCT.transform(rowBase + blockColumn &* 8, stride: p.stride,
-                                                                divisors: p.divisors, scratch: scratch, out: block)
+                                                                divisors: p.divisors, zigzagBits: zigzagBits, out: block)
                         } else {
                             let dc = (block - 64)[0]
                             block.update(repeating: 0, count: 64)

@@ -51,37 +51,50 @@ struct QuantTables {
     ]
 }
 
-/// One table prepared for the quantiser: 192 UInt32 values per table, laid out for the
-/// block loop in `ForwardDCT` (structure of arrays, so the natural-order loop vectorises):
-/// `[0..<64]` the rounding bias 4q, `[64..<128]` the multiplier, `[128..<192]` the natural
-/// index of each zigzag position.
+/// One table prepared for the vector quantiser in `ForwardDCT`: 256 UInt16 values per table,
+/// structure of arrays in natural order so each coefficient row is one vector load:
+/// `[0..<64]` the rounding bias 4q, `[64..<128]` the multiplier, `[128..<192]` the scale,
+/// `[192..<256]` the natural index of each zigzag position.
 ///
 /// The FDCT output is 8× the orthonormal DCT, so libjpeg divides by d = 8q and rounds half away
-/// from zero: |c| = floor((|x| + 4q) / d). We replace the division by a multiply: with
-/// m = floor(2^32 / d) + 1, floor(n·m / 2^32) = floor(n / d) whenever n·d < 2^32, and here
-/// n < 2^14 (|x| ≤ 8192 for 8-bit samples) and d ≤ 2040; m < 2^30 fits 32 bits, so the product
-/// is one 32×32→64 multiply. `JPEGEncoderTests` checks it exhaustively.
+/// from zero: |c| = floor((|x| + 4q) / d). Division becomes two high-half 16-bit multiplies
+/// (pmulhuw), as in libjpeg-turbo's SIMD quantiser: with s = ceil(log2 d), m = ceil(2^(15+s) / d)
+/// and scale = 2^(17−s), floor(floor(n·m / 2^16) · scale / 2^16) = floor(n·m / 2^(15+s)), which
+/// equals floor(n / d) whenever n·(m·d − 2^(15+s)) < 2^(15+s): true for every n < 2^15, since
+/// m·d − 2^(15+s) < d ≤ 2^s. Here n = |x| + 4q < 2^14 (|x| ≤ 8192 for 8-bit samples), m lies in
+/// 2^15...2^16 − 1 and scale in 2^6...2^14, so all of it is 16-bit. `JPEGEncoderTests` checks
+/// it exhaustively.
 enum QuantDivisors {
-    static let valuesPerTable = 192
+    static let valuesPerTable = 256
 
-    /// The 192 values for `table` (natural order quantisers).
-    static func values(table: [UInt16]) -> [UInt32] {
-        var out = [UInt32](repeating: 0, count: valuesPerTable)
+    /// The 256 values for `table` (natural order quantisers, 1...255).
+    static func values(table: [UInt16]) -> [UInt16] {
+        var out = [UInt16](repeating: 0, count: valuesPerTable)
         for i in 0..<64 {
-            let q = UInt32(table[i])
-            out[i] = 4 * q
-            out[64 + i] = UInt32((UInt64(1) << 32) / UInt64(8 * q) + 1)
-            out[128 + i] = UInt32(QuantTables.zigzag[i])
+            let d = 8 * Int(table[i])
+            let s = Int.bitWidth - (d - 1).leadingZeroBitCount
+            out[i] = UInt16(4 * Int(table[i]))
+            out[64 + i] = UInt16(((1 << (15 + s)) + d - 1) / d)
+            out[128 + i] = UInt16(1 << (17 - s))
+            out[192 + i] = UInt16(QuantTables.zigzag[i])
         }
         return out
     }
 
-    /// The quantised value of one FDCT output `x` (|x| < 2^14) with bias 4q and multiplier m.
+    /// The quantised values of eight FDCT outputs `x` (|x| < 2^14) with bias 4q, multiplier m
+    /// and scale, lane by lane.
     @inline(__always)
-    static func quantize(_ x: Int32, bias: UInt32, multiplier: UInt32) -> Int16 {
-        let sign = x >> 31
-        let magnitude = UInt32(bitPattern: (x ^ sign) &- sign)
-        let q = Int32(truncatingIfNeeded: (UInt64(magnitude &+ bias) &* UInt64(multiplier)) >> 32)
-        return Int16(truncatingIfNeeded: (q ^ sign) &- sign)
+    static func quantize(_ x: SIMD8<Int16>, bias: SIMD8<UInt16>, multiplier: SIMD8<UInt16>,
+                         scale: SIMD8<UInt16>) -> SIMD8<Int16> {
+        let sign = x &>> 15
+        let magnitude = unsafeBitCast((x ^ sign) &- sign, to: SIMD8<UInt16>.self)
+        let q = highHalf(highHalf(magnitude &+ bias, multiplier), scale)
+        return (unsafeBitCast(q, to: SIMD8<Int16>.self) ^ sign) &- sign
+    }
+
+    /// The high 16 bits of each 16×16-bit unsigned product (pmulhuw).
+    @inline(__always)
+    private static func highHalf(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>) -> SIMD8<UInt16> {
+        SIMD8<UInt16>(narrowing: (SIMD8<UInt32>(widening: a) &* SIMD8<UInt32>(widening: b)) &>> 16)
     }
 }

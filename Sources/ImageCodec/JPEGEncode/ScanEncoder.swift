@@ -10,6 +10,8 @@ struct ScanEncoder: ~Copyable {
     /// Per table index (0 luma, 1 chroma), 1024 entries: `HuffmanCodes.packed` for DC (256),
     /// then AC (256), then `HuffmanEncoder.smallACTable` for that AC table (512).
     private let codes: UnsafeMutablePointer<UInt32>
+    /// `QuantTables.zigzag`, owned here so the hot loop reads it through a plain pointer.
+    private let zigzag: UnsafeMutablePointer<Int>
     private var predictors: [Int32]
 
     /// The cjpeg default: the Annex K tables.
@@ -29,14 +31,17 @@ struct ScanEncoder: ~Copyable {
         let blockComponents = ScanEncoder.blockComponents(layout)
         let componentTables = layout.components.map(\.table)
         var predictors = [Int32](repeating: 0, count: layout.components.count)
-        var block = blocks
-        var position = 0
-        for i in 0..<blockCount {
-            let c = blockComponents[position]
-            let table = counts + 514 * componentTables[c]
-            HuffmanEncoder.count(block, nonZero: masks[i], previousDC: &predictors[c], dc: table, ac: table + 257)
-            block += 64
-            position = position + 1 == blockComponents.count ? 0 : position + 1
+        QuantTables.zigzag.withUnsafeBufferPointer { zigzag in
+            var block = blocks
+            var position = 0
+            for i in 0..<blockCount {
+                let c = blockComponents[position]
+                let table = counts + 514 * componentTables[c]
+                HuffmanEncoder.count(block, nonZero: masks[i], zigzag: zigzag.baseAddress!, previousDC: &predictors[c],
+                                     dc: table, ac: table + 257)
+                block += 64
+                position = position + 1 == blockComponents.count ? 0 : position + 1
+            }
         }
         return (0..<tableCount).map { t in
             HuffmanSpec.optimal(counts: Array(UnsafeBufferPointer(start: counts + 257 * t, count: 257)))
@@ -53,6 +58,8 @@ struct ScanEncoder: ~Copyable {
         blockComponents = ScanEncoder.blockComponents(layout)
         componentTables = layout.components.map(\.table)
         predictors = [Int32](repeating: 0, count: layout.components.count)
+        zigzag = .allocate(capacity: 64)
+        zigzag.initialize(from: QuantTables.zigzag, count: 64)
         codes = .allocate(capacity: 2048)
         codes.initialize(repeating: 0, count: 2048)
         for (i, table) in packed.enumerated() { (codes + 1024 * (i / 2) + 256 * (i % 2)).update(from: table, count: 256) }
@@ -62,7 +69,10 @@ struct ScanEncoder: ~Copyable {
         }
     }
 
-    deinit { codes.deallocate() }
+    deinit {
+        codes.deallocate()
+        zigzag.deallocate()
+    }
 
     /// DHT segments for `tables`, in order.
     static func tableSegments(_ tables: [HuffmanSpec]) -> [UInt8] {
@@ -92,7 +102,7 @@ struct ScanEncoder: ~Copyable {
                             for b in 0..<perMCU {
                                 let c = components[b]
                                 let table = codes + 1024 &* tables[c]
-                                HuffmanEncoder.encode(block, nonZero: mask.pointee, previousDC: &predictors[c], dc: table,
+                                HuffmanEncoder.encode(block, nonZero: mask.pointee, zigzag: zigzag, previousDC: &predictors[c], dc: table,
                                                       ac: table + 256, acSmall: table + 512, writer: &sink)
                                 block += 64
                                 mask += 1
