@@ -1,10 +1,11 @@
 /// One MCU row (8·Vmax image rows) of every component, ready for the FDCT: colour-converted,
 /// edge-replicated and, for 4:2:0, chroma downsampled, exactly as cjpeg prepares its input
 /// (`jccolor.c`, `jcprepct.c`, `jcsample.c`; CODEC-NOTES §8):
-/// - RGB→YCbCr with libjpeg's 16-bit fixed-point weights;
+/// - RGB→YCbCr with libjpeg's 16-bit fixed-point weights (`ColourConverter`);
 /// - the last column is repeated out to the padded width, the last image row down to the
 ///   MCU row, *before* downsampling;
-/// - downsampled chroma rows past the last real one repeat that row (not a fresh average).
+/// - downsampled chroma rows past the last real one repeat that row (not a fresh average);
+///   the averaging itself is `ChromaDownsampler`.
 ///
 /// The strips are allocated once per encode and refilled for each MCU row, so memory stays
 /// at a few rows whatever the image height. Alpha, if any, is ignored.
@@ -46,12 +47,6 @@ struct ComponentStrips: ~Copyable {
     /// Fills the strips for MCU row `mcuRow` from `pixels` (`channels` interleaved samples per
     /// pixel, `layout.width` × `layout.height`, rows tightly packed).
     mutating func fill(mcuRow: Int, pixels: UnsafePointer<UInt8>, channels: Int) {
-        ComponentStrips.colourTable.withUnsafeBufferPointer { table in
-            fill(mcuRow: mcuRow, pixels: pixels, channels: channels, table: table.baseAddress!)
-        }
-    }
-
-    private mutating func fill(mcuRow: Int, pixels: UnsafePointer<UInt8>, channels: Int, table: UnsafePointer<Int32>) {
         let width = layout.width
         let rowBytes = width &* channels
         for r in 0..<rows {
@@ -66,7 +61,7 @@ struct ComponentStrips: ~Copyable {
                 let out = planes[0] + offset
                 for x in 0..<width { out[x] = src[x &* channels] }
             } else {
-                ComponentStrips.convertRow(src, channels: channels, width: width, table: table,
+                ColourConverter.convertRow(src, channels: channels, width: width,
                                            y: planes[0] + offset, cb: planes[1] + offset, cr: planes[2] + offset)
             }
             for p in planes {
@@ -90,40 +85,4 @@ struct ComponentStrips: ~Copyable {
             }
         }
     }
-
-    /// libjpeg's `rgb_ycc_convert`: Y = 0.299R + 0.587G + 0.114B, Cb and Cr centred on 128,
-    /// in 16-bit fixed point. Like libjpeg's C path it adds up per-channel tables (the rounding
-    /// constants folded into the blue entries): eight loads and adds per pixel instead of nine
-    /// multiplies, about twice as fast here.
-    @inline(__always)
-    private static func convertRow(_ src: UnsafePointer<UInt8>, channels: Int, width: Int, table: UnsafePointer<Int32>,
-                                   y: UnsafeMutablePointer<UInt8>, cb: UnsafeMutablePointer<UInt8>,
-                                   cr: UnsafeMutablePointer<UInt8>) {
-        var s = src
-        for x in 0..<width {
-            let r = Int(s[0]), g = Int(s[1]) &+ 256, b = Int(s[2]) &+ 512
-            y[x] = UInt8(truncatingIfNeeded: (table[r] &+ table[g] &+ table[b]) >> 16)
-            cb[x] = UInt8(truncatingIfNeeded: (table[r &+ 768] &+ table[g &+ 768] &+ table[b &+ 768]) >> 16)
-            cr[x] = UInt8(truncatingIfNeeded: (table[r &+ 1536] &+ table[g &+ 1536] &+ table[b &+ 1536]) >> 16)
-            s += channels
-        }
-    }
-
-    /// Nine 256-entry tables: R, G, B contributions to Y, then to Cb, then to Cr.
-    static let colourTable: [Int32] = {
-        var t = [Int32](repeating: 0, count: 256 * 9)
-        for i in 0..<256 {
-            let v = Int32(i)
-            t[i] = 19595 * v
-            t[256 + i] = 38470 * v
-            t[512 + i] = 7471 * v + 32768
-            t[768 + i] = -11059 * v
-            t[1024 + i] = -21709 * v
-            t[1280 + i] = 32768 * v + 8_421_375
-            t[1536 + i] = 32768 * v
-            t[1792 + i] = -27439 * v
-            t[2048 + i] = -5329 * v + 8_421_375
-        }
-        return t
-    }()
 }
