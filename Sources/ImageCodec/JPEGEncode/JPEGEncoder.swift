@@ -4,21 +4,21 @@
 /// always baseline (quantisers clamped to 255, where cjpeg without `-baseline` writes SOF1 below
 /// quality 24), and no comment or EXIF segments.
 ///
-/// Data flow, one stage per file: `ComponentStrips` (colour conversion, edge replication,
+/// Data flow, one stage per file: `ComponentStrips` (`ColourConverter`, edge replication,
 /// `ChromaDownsampler`) → `MCURowTransform` (`ForwardDCT` + quantiser, dummy blocks) →
 /// `ScanEncoder` / `HuffmanEncoder` → `BitWriter`, with headers from `JPEGMarkerWriter`.
 /// Memory is a few MCU rows, except with `optimizeHuffman`, which keeps every quantised block
 /// (2 bytes per sample, as libjpeg does) to count symbols before writing.
 ///
-/// Speed (1920×1080 q82, thread CPU time, portable x86-64 build): 14.3 ms for 4:2:0 and 21.2 ms
-/// for 4:4:4, against 8.9 and 12 ms for cjpeg 2.1.5 with its SSE2/AVX2 kernels (process minus
-/// start-up); a `-target-cpu haswell` build took about 15% less. What was measured: table
-/// colour conversion beat nine multiplies per pixel by ~13%; quantising in natural order
-/// (vectorised, one 32×32→64 multiply per coefficient) and keeping the bit state in registers
-/// per chunk (`BitSink`) gave another ~10%; ready-made code words for AC values −15...15 gave
-/// 5%. Computing the non-zero mask with SIMD compares was twice as slow as the scalar loop,
-/// and fusing 4:2:0 colour conversion with downsampling was 4% slower than two passes; both
-/// were dropped.
+/// Speed (1920×1080 q82, one encode, portable x86-64 build): callgrind 97.7 M instructions for
+/// 4:2:0 and 146 M for 4:4:4, down from 200 M and 302 M for the first scalar version. The
+/// SIMD stages: `ForwardDCT` and `QuantDivisors` (16-bit lanes, pmaddwd and pmulhuw, 107 M →
+/// 38 M), `ColourConverter` (pmaddwd on R−G and B−G, 48 M → 24 M), `ChromaDownsampler` (16
+/// outputs per step, 14.5 M → 2.1 M); blocks stay in natural order and the entropy coder reads
+/// the few non-zero coefficients through the zigzag table (a table-built mask replaces a
+/// 63-step reorder). What is left is mostly the entropy coder (about 30 M, as much as
+/// cjpeg's), which keeps the bit state in registers per chunk (`BitSink`) and uses ready-made
+/// code words for AC values −15...15. `gallery-bench --only encode` compares with cjpeg.
 public enum JPEGEncoder {
     /// Chroma subsampling of colour output. Gray bitmaps always give one-component files.
     public enum Subsampling: String, Sendable { case s420 = "4:2:0", s444 = "4:4:4" }

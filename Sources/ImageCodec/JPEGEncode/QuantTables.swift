@@ -86,7 +86,7 @@ enum QuantDivisors {
     @inline(__always)
     static func quantize(_ x: SIMD8<Int16>, bias: SIMD8<UInt16>, multiplier: SIMD8<UInt16>,
                          scale: SIMD8<UInt16>) -> SIMD8<Int16> {
-        let sign = x &>> 15
+        let sign = x &>> SIMD8<Int16>(repeating: 15)
         let magnitude = unsafeBitCast((x ^ sign) &- sign, to: SIMD8<UInt16>.self)
         let q = highHalf(highHalf(magnitude &+ bias, multiplier), scale)
         return (unsafeBitCast(q, to: SIMD8<Int16>.self) ^ sign) &- sign
@@ -95,6 +95,6 @@ enum QuantDivisors {
     /// The high 16 bits of each 16×16-bit unsigned product (pmulhuw).
     @inline(__always)
     private static func highHalf(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>) -> SIMD8<UInt16> {
-        SIMD8<UInt16>(narrowing: (SIMD8<UInt32>(widening: a) &* SIMD8<UInt32>(widening: b)) &>> 16)
+        SIMD8<UInt16>(narrowing: (SIMD8<UInt32>(widening: a) &* SIMD8<UInt32>(widening: b)) &>> SIMD8<UInt32>(repeating: 16))
     }
 }
