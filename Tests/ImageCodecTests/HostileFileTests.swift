@@ -73,7 +73,7 @@ import ImageCodec
     @Test(arguments: HostileFiles.sampleNames)
     func flippedBytesNeverCrash(_ name: String) throws {
         let original = try HostileFiles.sample(name)
-        var rng = HostileRNG(seed: 0x5eed_0000 &+ UInt64(name.utf8.count))
+        var rng = SplitMix64(seed: 0x5eed_0000 &+ UInt64(name.utf8.count))
         for round in 0..<3 {
             var bytes = original
             for _ in 0..<(1 + round * 4) {
@@ -279,18 +279,6 @@ enum HostileFiles {
     static func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
 }
 
-/// SplitMix64: the flips are the same on every run.
-struct HostileRNG {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Runs the `gallery` binary on one hostile file under /usr/bin/time -v and keeps a table row.
 enum HostileRunner {

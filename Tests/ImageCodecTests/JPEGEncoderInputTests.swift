@@ -19,22 +19,10 @@ private func refH2V2(_ top: [UInt8], _ bottom: [UInt8], outputWidth: Int) -> [UI
     }
 }
 
-/// SplitMix64, so a failure reproduces.
-private struct InputRNG {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
-}
 
 /// Sample patterns: random, the extremes 0 and 255 (alone and mixed), and (patterns 4...)
 /// one channel of every `period` random, the others 0 or 255.
-private func sampleRow(_ pattern: Int, count: Int, period: Int, _ rng: inout InputRNG) -> [UInt8] {
+private func sampleRow(_ pattern: Int, count: Int, period: Int, _ rng: inout SplitMix64) -> [UInt8] {
     (0..<count).map { i in
         switch pattern {
         case 0: return rng.byte()
@@ -48,7 +36,7 @@ private func sampleRow(_ pattern: Int, count: Int, period: Int, _ rng: inout Inp
 
 @Suite struct JPEGEncoderInputTests {
     @Test func colourConversionMatchesLibjpegFormula() {
-        var rng = InputRNG(state: 0x00C0_10C5)
+        var rng = SplitMix64(seed: 0x00C0_10C5)
         for channels in [3, 4] {
             for width in 1...40 {
                 for pattern in 0..<(4 + channels) {
@@ -105,7 +93,7 @@ private func sampleRow(_ pattern: Int, count: Int, period: Int, _ rng: inout Inp
     }
 
     @Test func downsamplingMatchesLibjpegFormula() {
-        var rng = InputRNG(state: 0x0042_0420)
+        var rng = SplitMix64(seed: 0x0042_0420)
         // Odd widths (the scalar tail after the 16-output steps, with the bias parity carried
         // on), and the even ones around the step size.
         for outputWidth in Array(stride(from: 1, through: 67, by: 2)) + [2, 8, 16, 32, 48, 64] {

@@ -135,23 +135,9 @@ private let kernels: [(size: Int, kernel: Kernel, ref: @Sendable ([Int16], [UInt
     (1, ScaledIDCT.idct1x1, refIDCT1),
 ]
 
-/// Small deterministic generator so failures reproduce.
-private struct SplitMix {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func int(_ range: ClosedRange<Int>) -> Int {
-        range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
-    }
-}
 
 /// A block shaped like real data: a DC, AC magnitudes falling with frequency, many zeros.
-private func photoLikeBlock(_ rng: inout SplitMix, density: Int) -> [Int16] {
+private func photoLikeBlock(_ rng: inout SplitMix64, density: Int) -> [Int16] {
     var coef = [Int16](repeating: 0, count: 64)
     coef[0] = Int16(rng.int(-1023...1023))
     for i in 1..<64 where rng.int(0...99) < density {
@@ -162,7 +148,7 @@ private func photoLikeBlock(_ rng: inout SplitMix, density: Int) -> [Int16] {
     return coef
 }
 
-private func randomQuant(_ rng: inout SplitMix, max: Int = 255) -> [UInt16] {
+private func randomQuant(_ rng: inout SplitMix64, max: Int = 255) -> [UInt16] {
     (0..<64).map { _ in UInt16(rng.int(1...max)) }
 }
 
@@ -172,7 +158,7 @@ private func randomQuant(_ rng: inout SplitMix, max: Int = 255) -> [UInt16] {
 struct ScaledIDCTTests {
     @Test("all sizes match the reference on random photo-like blocks")
     func randomBlocks() {
-        var rng = SplitMix(state: 1)
+        var rng = SplitMix64(seed: 1)
         var mismatches = 0
         for n in 0..<20_000 {
             let quant = randomQuant(&rng, max: n % 3 == 0 ? 8 : 64)
@@ -186,7 +172,7 @@ struct ScaledIDCTTests {
 
     @Test("all sizes match the reference on extreme and corrupt inputs")
     func extremeBlocks() {
-        var rng = SplitMix(state: 2)
+        var rng = SplitMix64(seed: 2)
         var cases: [([Int16], [UInt16])] = []
         let q255 = [UInt16](repeating: 255, count: 64)
         for sign in [Int16(1), -1] {
@@ -228,7 +214,7 @@ struct ScaledIDCTTests {
 
     @Test("4×4 and 2×2 are the box means of the 8×8 IDCT within ±1")
     func boxMean() {
-        var rng = SplitMix(state: 3)
+        var rng = SplitMix64(seed: 3)
         var worst = [4: 0, 2: 0]
         var checked = 0
         while checked < 20_000 {
@@ -265,13 +251,13 @@ private func edge(_ a: [UInt8], _ i: Int) -> Int { Int(a[min(max(i, 0), a.count 
 
 @Suite("JPEG kernels: upsampling")
 struct UpsamplerTests {
-    private func row(_ rng: inout SplitMix, _ width: Int, extreme: Bool) -> [UInt8] {
+    private func row(_ rng: inout SplitMix64, _ width: Int, extreme: Bool) -> [UInt8] {
         (0..<width).map { _ in extreme ? (rng.int(0...1) == 0 ? 0 : 255) : UInt8(rng.int(0...255)) }
     }
 
     @Test("fancy h2v1, h1v2, h2v2 and replication match the §3 formulas with repeated edges")
     func matchesFormulas() {
-        var rng = SplitMix(state: 4)
+        var rng = SplitMix64(seed: 4)
         for width in 1...67 {
             for trial in 0..<20 {
                 let a = row(&rng, width, extreme: trial % 4 == 0)
@@ -396,7 +382,7 @@ struct ColorConverterTests {
 
     @Test("YCCK → RGB is ycck_cmyk_convert followed by the CMYK conversion")
     func ycck() {
-        var rng = SplitMix(state: 5)
+        var rng = SplitMix64(seed: 5)
         let n = 200_000
         let y = (0..<n).map { _ in UInt8(rng.int(0...255)) }
         let cb = (0..<n).map { _ in UInt8(rng.int(0...255)) }

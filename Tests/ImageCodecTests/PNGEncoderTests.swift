@@ -84,7 +84,7 @@ import Testing
 
     /// Smooth gradients with texture: something the filters and deflate both have work on.
     static func photoLike(width: Int, height: Int) -> Bitmap {
-        var rng = PNGTestRandom(seed: UInt64(width * 31 + height))
+        var rng = SplitMix64(seed: UInt64(width * 31 + height))
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         for y in 0..<height {
             for x in 0..<width {

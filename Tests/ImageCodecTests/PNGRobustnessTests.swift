@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func flippedBytesNeverCrash() throws {
-        var rng = PNGTestRandom(seed: 0x5EED)
+        var rng = SplitMix64(seed: 0x5EED)
         var outcomes = (decoded: 0, failed: 0)
         for entry in PNGFixtures.entries {
             let bytes = try PNGFixtures.bytes(entry.name)
@@ -173,7 +173,7 @@ import Testing
     }
 
     @Test func reducedDecodeOfALargerImageWithAlpha() throws {
-        var rng = PNGTestRandom(seed: 7)
+        var rng = SplitMix64(seed: 7)
         for layout in Bitmap.Layout.allCases {
             let (w, h) = (301, 157)
             var pixels = [UInt8](repeating: 0, count: w * h * layout.channels)
@@ -291,15 +291,3 @@ struct DeflateBitWriter {
     }
 }
 
-/// A small deterministic generator, so failures reproduce.
-struct PNGTestRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
