@@ -101,16 +101,9 @@ enum ForwardDCT {
     private static func pass1(_ c0: SIMD8<Int16>, _ c1: SIMD8<Int16>, _ c2: SIMD8<Int16>, _ c3: SIMD8<Int16>,
                               _ c4: SIMD8<Int16>, _ c5: SIMD8<Int16>, _ c6: SIMD8<Int16>, _ c7: SIMD8<Int16>)
         -> (SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>) {
-        let t0 = c0 &+ c7, t7 = c0 &- c7
-        let t1 = c1 &+ c6, t6 = c1 &- c6
-        let t2 = c2 &+ c5, t5 = c2 &- c5
-        let t3 = c3 &+ c4, t4 = c3 &- c4
-        let t10 = t0 &+ t3, t13 = t0 &- t3
-        let t11 = t1 &+ t2, t12 = t1 &- t2
-        let (e2, e6) = evenRotation(t12, t13)
-        let (y7, y5, y3, y1) = odd(t4, t5, t6, t7)
-        return (times4(t10 &+ t11), descale(y1, 11), descale(e2, 11), descale(y3, 11),
-                times4(t10 &- t11), descale(y5, 11), descale(e6, 11), descale(y7, 11))
+        let b = butterfly(c0, c1, c2, c3, c4, c5, c6, c7)
+        return (times4(b.t10 &+ b.t11), descale(b.y1, 11), descale(b.e2, 11), descale(b.y3, 11),
+                times4(b.t10 &- b.t11), descale(b.y5, 11), descale(b.e6, 11), descale(b.y7, 11))
     }
 
     /// Pass 2 on eight columns at once: input vector r holds pass-1 row r, output vector u
@@ -119,6 +112,17 @@ enum ForwardDCT {
     private static func pass2(_ d0: SIMD8<Int16>, _ d1: SIMD8<Int16>, _ d2: SIMD8<Int16>, _ d3: SIMD8<Int16>,
                               _ d4: SIMD8<Int16>, _ d5: SIMD8<Int16>, _ d6: SIMD8<Int16>, _ d7: SIMD8<Int16>)
         -> (SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>, SIMD8<Int16>) {
+        let b = butterfly(d0, d1, d2, d3, d4, d5, d6, d7)
+        return (descale(w(b.t10) &+ w(b.t11), 2), descale(b.y1, 15), descale(b.e2, 15), descale(b.y3, 15),
+                descale(w(b.t10) &- w(b.t11), 2), descale(b.y5, 15), descale(b.e6, 15), descale(b.y7, 15))
+    }
+
+    /// The 1-D LL&M transform both passes share, before descaling: the even sums t10 and t11
+    /// (16-bit; outputs 0 and 4 are their sum and difference) and outputs 2, 6, 1, 3, 5, 7.
+    @inline(__always)
+    private static func butterfly(_ d0: SIMD8<Int16>, _ d1: SIMD8<Int16>, _ d2: SIMD8<Int16>, _ d3: SIMD8<Int16>,
+                                  _ d4: SIMD8<Int16>, _ d5: SIMD8<Int16>, _ d6: SIMD8<Int16>, _ d7: SIMD8<Int16>)
+        -> (t10: SIMD8<Int16>, t11: SIMD8<Int16>, e2: Wide, e6: Wide, y1: Wide, y3: Wide, y5: Wide, y7: Wide) {
         let t0 = d0 &+ d7, t7 = d0 &- d7
         let t1 = d1 &+ d6, t6 = d1 &- d6
         let t2 = d2 &+ d5, t5 = d2 &- d5
@@ -127,8 +131,7 @@ enum ForwardDCT {
         let t11 = t1 &+ t2, t12 = t1 &- t2
         let (e2, e6) = evenRotation(t12, t13)
         let (y7, y5, y3, y1) = odd(t4, t5, t6, t7)
-        return (descale(w(t10) &+ w(t11), 2), descale(y1, 15), descale(e2, 15), descale(y3, 15),
-                descale(w(t10) &- w(t11), 2), descale(y5, 15), descale(e6, 15), descale(y7, 15))
+        return (t10, t11, e2, e6, y1, y3, y5, y7)
     }
 
     /// Outputs 2 and 6 before descaling: z1 = (t12 + t13) · 0.541196100, out2 = z1 +
