@@ -5,7 +5,8 @@ import ImagePipeline
 
 /// `/img/<id>/<spec>?v=<version>` and `/original/<id>`: bytes from the pipeline with caching
 /// headers. URLs carry the content version, so a 200 is immutable; a missing or stale
-/// version is redirected to the current URL.
+/// version (a local file edited, a remote original replaced by revalidation) is redirected to
+/// the current URL.
 extension GalleryApp {
     /// Part of every ETag: bump when the renderer's output for the same source and size changes.
     static let renderTag = "r1"
@@ -31,6 +32,11 @@ extension GalleryApp {
         }
         let rendered: RenderedImage
         do { rendered = try pipeline.render(url: item.sourceURL, spec: spec) } catch { return failure(error, item: item) }
+        if !rendered.version.isEmpty, rendered.version != version {
+            // A revalidation replaced the remote original between the version check and the
+            // render: these pixels belong to the new version's URL, not to this immutable one.
+            return HTTPResponses.redirect(to: ImageLinks.url(id: item.id, spec: spec.description, version: rendered.version))
+        }
         if case .cover = spec.mode, placeholders.color(for: item.id + version) == nil,
            let color = GalleryApp.averageColor(of: rendered.bytes) {
             placeholders.set(color, for: item.id + version)

@@ -7,10 +7,13 @@ import Synchronization
 /// Originals of remote images on disk, shared by every worker process of a host.
 ///
 /// Layout in `directory`: `<sha256(url)>` holds the bytes, `<sha256(url)>.json` the metadata,
-/// `<sha256(url)>.lock` is the flock that keeps a download single across processes. Bytes are
-/// written to a temp file in the same folder, fsynced and renamed, then the metadata the same
-/// way, so a reader sees a whole entry or none. The data file's mtime is its last access (one
-/// futimens per hit, no rewrite of the JSON), which is what LRU eviction sorts by.
+/// `<sha256(url)>.lock` is the flock that keeps a download (or revalidation) single across
+/// processes. Bytes and metadata are each written to a temp file in the same folder and
+/// fsynced, then renamed into place one right after the other. A revalidation may replace an
+/// entry while other processes read it, and two renames are not one atomic step, so a reader
+/// checks the bytes against the metadata's version (their SHA-256) and reads again once when
+/// they disagree: it sees a whole entry, old or new, or none. The data file's mtime is its last
+/// access (one futimens per hit, no rewrite of the JSON), which is what LRU eviction sorts by.
 final class DiskDataCache: Sendable {
     /// What is known about an entry besides its bytes.
     struct Metadata: Codable, Sendable, Equatable {
@@ -23,6 +26,15 @@ final class DiskDataCache: Sendable {
         var lastModified: String?
         /// Seconds since 1970 when the origin answered.
         var fetchedAt: Double
+        /// Seconds since 1970 when the origin last sent or confirmed these bytes; nil in entries
+        /// written before revalidation existed, whose age counts from `fetchedAt`.
+        var validatedAt: Double? = nil
+        /// When the last revalidation failed, nil after a success. Kept on disk so that every
+        /// worker process (and the next start) waits out the back-off, not only the one that tried.
+        var revalidationFailedAt: Double? = nil
+
+        /// The time the revalidation age counts from.
+        var lastValidated: Double { validatedAt ?? fetchedAt }
     }
 
     let directory: String
@@ -55,9 +67,41 @@ final class DiskDataCache: Sendable {
 
     private func path(_ key: String, _ suffix: String = "") -> String { directory + "/" + key + suffix }
 
-    /// The entry for `url`, or nil. An entry whose bytes do not match its metadata length is
-    /// deleted (and reported) so the caller fetches it again.
+    /// The entry for `url`, or nil. An entry whose bytes do not match its metadata (length, then
+    /// SHA-256 against the version) is read once more, in case a replacement was between its two
+    /// renames, and then deleted (and reported) so the caller fetches it again. Checking the hash
+    /// costs about 4 ms per MB, paid on render-cache misses only; in exchange a version in a URL
+    /// never names other bytes, whether the cause is a concurrent replacement or a damaged file.
     func read(_ url: String) -> (bytes: [UInt8], metadata: Metadata)? {
+        let key = Self.key(url)
+        var problem = ""
+        for _ in 0..<2 {
+            guard let meta = metadata(url) else { return nil }
+            let fd = open(path(key), O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                problem = "metadata without data"
+                continue
+            }
+            defer { close(fd) }
+            guard let bytes = LocalSource.readAll(fd: fd, maxBytes: meta.length), bytes.count == meta.length else {
+                problem = "length does not match metadata \(meta.length)"
+                continue
+            }
+            guard String(SHA256.hex(bytes).prefix(12)) == meta.version else {
+                problem = "bytes do not hash to version \(meta.version)"
+                continue
+            }
+            // Last access = mtime; a failure here (read-only disk) only makes the LRU coarser.
+            _ = futimens(fd, nil)
+            return (bytes, meta)
+        }
+        remove(url, reason: problem)
+        return nil
+    }
+
+    /// The metadata of `url`'s entry alone (no bytes read), or nil. Metadata that does not decode
+    /// or names another URL removes the entry; data without metadata is removed too.
+    func metadata(_ url: String) -> Metadata? {
         let key = Self.key(url)
         guard let metaBytes = FileManager.default.contents(atPath: path(key, ".json")) else {
             if access(path(key), F_OK) == 0 { remove(url, reason: "data without metadata") }
@@ -67,30 +111,28 @@ final class DiskDataCache: Sendable {
             remove(url, reason: "unreadable metadata")
             return nil
         }
-        let fd = open(path(key), O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            remove(url, reason: "metadata without data")
-            return nil
-        }
-        defer { close(fd) }
-        guard let bytes = LocalSource.readAll(fd: fd, maxBytes: meta.length), bytes.count == meta.length else {
-            remove(url, reason: "length does not match metadata \(meta.length)")
-            return nil
-        }
-        // Last access = mtime; a failure here (read-only disk) only makes the LRU coarser.
-        _ = futimens(fd, nil)
-        return (bytes, meta)
+        return meta
     }
 
-    /// Stores `bytes` for `metadata.url` atomically. Returns false (and logs, at most once a
-    /// minute) when the disk refuses: read-only, full, or missing folder.
+    /// Stores `bytes` for `metadata.url` atomically, replacing any entry it had. Both files are
+    /// written and fsynced before either is renamed, so the window in which a reader can see
+    /// one new file and one old is two renames long. Returns false (and logs, at most once a
+    /// minute) when the disk refuses: read-only, full, or missing folder; the entry is then gone.
+    /// Callers replacing an entry hold its entry lock.
     @discardableResult
     func write(_ bytes: [UInt8], metadata: Metadata) -> Bool {
         let key = Self.key(metadata.url)
+        var old = stat()
+        let replaced = stat(path(key), &old) == 0 ? Int(old.st_size) : 0
+        var temps: [String] = []
+        defer { for t in temps { unlink(t) } }
         do {
             let json = try JSONEncoder().encode(metadata)
-            try atomicWrite(path(key), bytes)
-            try json.withUnsafeBytes { raw in try atomicWrite(path(key, ".json"), UnsafeRawBufferPointer(raw)) }
+            temps.append(try writeTemp(bytes))
+            temps.append(try json.withUnsafeBytes { raw in try writeTemp(UnsafeRawBufferPointer(raw)) })
+            try commit(temps[0], to: path(key))
+            try commit(temps[1], to: path(key, ".json"))
+            temps = []
             syncDirectory()
         } catch {
             unlink(path(key))
@@ -98,11 +140,33 @@ final class DiskDataCache: Sendable {
             return false
         }
         let now = total.withLock { t -> Int in
-            t += bytes.count + 512
+            t += bytes.count - replaced + (replaced > 0 ? 0 : 512)
             return t
         }
         if now > maxBytes { evict() }
         return true
+    }
+
+    /// Replaces the metadata of an entry whose bytes stay (a revalidation's outcome), atomically.
+    /// False when the entry is gone (evicted meanwhile) or the disk refuses. Callers hold the
+    /// entry lock.
+    @discardableResult
+    func updateMetadata(_ metadata: Metadata) -> Bool {
+        let key = Self.key(metadata.url)
+        guard access(path(key), F_OK) == 0 else { return false }
+        do {
+            let json = try JSONEncoder().encode(metadata)
+            let temp = try json.withUnsafeBytes { raw in try writeTemp(UnsafeRawBufferPointer(raw)) }
+            do { try commit(temp, to: path(key, ".json")) } catch {
+                unlink(temp)
+                throw error
+            }
+            syncDirectory()
+            return true
+        } catch {
+            reportFailure("disk cache: cannot update metadata of \(metadata.url): \(error)")
+            return false
+        }
     }
 
     /// Deletes `url`'s entry (corrupt, undecodable or evicted).
@@ -116,7 +180,7 @@ final class DiskDataCache: Sendable {
     }
 
     /// Runs `body` holding the cross-process lock of `url`'s entry, so only one worker process
-    /// downloads it. Without a writable folder there is nothing to share, and no lock.
+    /// downloads (or revalidates) it. Without a writable folder there is nothing to share, and no lock.
     ///
     /// A process that had to wait for the lock shares the outcome of the attempt it waited for,
     /// as waiters inside one process do through the coalescer: when that attempt failed (its
@@ -253,12 +317,12 @@ final class DiskDataCache: Sendable {
         var description: String
     }
 
-    /// Temp file in the same folder, write all, fsync, rename over `target`.
-    private func atomicWrite<C: ContiguousCollectionOfBytes>(_ target: String, _ bytes: C) throws {
-        try bytes.withBytes { try atomicWrite(target, UnsafeRawBufferPointer($0)) }
+    /// A new temp file in the same folder holding `bytes`, fsynced; its path.
+    private func writeTemp<C: ContiguousCollectionOfBytes>(_ bytes: C) throws -> String {
+        try bytes.withBytes { try writeTemp(UnsafeRawBufferPointer($0)) }
     }
 
-    private func atomicWrite(_ target: String, _ bytes: UnsafeRawBufferPointer) throws {
+    private func writeTemp(_ bytes: UnsafeRawBufferPointer) throws -> String {
         let n = tempCounter.withLock { c -> Int in c += 1; return c }
         let temp = directory + "/.tmp-\(getpid())-\(n)"
         let fd = open(temp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o644)
@@ -276,8 +340,13 @@ final class DiskDataCache: Sendable {
             done += w
         }
         guard fsync(fd) == 0 else { throw WriteError(description: "fsync \(temp): \(errnoText())") }
-        guard rename(temp, target) == 0 else { throw WriteError(description: "rename to \(target): \(errnoText())") }
         ok = true
+        return temp
+    }
+
+    /// Renames a written temp file over `target` (atomic within the folder).
+    private func commit(_ temp: String, to target: String) throws {
+        guard rename(temp, target) == 0 else { throw WriteError(description: "rename to \(target): \(errnoText())") }
     }
 
     /// Makes the renames durable.

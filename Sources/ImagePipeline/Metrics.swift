@@ -6,6 +6,7 @@ final class PipelineMetrics: Sendable {
     enum Counter: Int, CaseIterable {
         case requests, renderHits, renderMisses, diskHits, diskMisses
         case originFetches, originBytes, coalescedWaits, renders, passthroughs, overloaded, diskWriteFailures
+        case revalidations, revalidationsNotModified, revalidationReplacements, revalidationFailures, staleServedOnError
 
         var name: String {
             switch self {
@@ -21,6 +22,11 @@ final class PipelineMetrics: Sendable {
             case .passthroughs: return "pipeline_passthrough_total"
             case .overloaded: return "pipeline_overloaded_total"
             case .diskWriteFailures: return "pipeline_disk_write_failures_total"
+            case .revalidations: return "pipeline_revalidations_total"
+            case .revalidationsNotModified: return "pipeline_revalidation_not_modified_total"
+            case .revalidationReplacements: return "pipeline_revalidation_replacements_total"
+            case .revalidationFailures: return "pipeline_revalidation_failures_total"
+            case .staleServedOnError: return "pipeline_stale_served_on_error_total"
             }
         }
 
@@ -38,6 +44,11 @@ final class PipelineMetrics: Sendable {
             case .passthroughs: return "Renders answered with the original bytes."
             case .overloaded: return "Renders refused because the render queue was full."
             case .diskWriteFailures: return "Originals that could not be written to the disk cache."
+            case .revalidations: return "Requests to origins that checked a cached original past its revalidation age."
+            case .revalidationsNotModified: return "Revalidations that found the original unchanged (304, or the same bytes)."
+            case .revalidationReplacements: return "Cached originals replaced by changed bytes from their origin."
+            case .revalidationFailures: return "Revalidations that failed (timeout, error status, not an image); the cached bytes stay."
+            case .staleServedOnError: return "Requests answered from a cached original past its age because its revalidation failed."
             }
         }
     }

@@ -14,13 +14,21 @@ struct FetchedOriginal: Sendable {
     var lastModified: String?
 }
 
+/// What an origin said to a conditional GET.
+enum RevalidationAnswer: Sendable {
+    /// 304: the cached bytes are current. The validators, when the 304 carried new ones.
+    case notModified(etag: String?, lastModified: String?)
+    /// 2xx with a body that passed the same checks as a first fetch.
+    case fetched(FetchedOriginal)
+}
+
 /// Fetches originals over http(s) with URLSession, blocking the calling worker thread (the
 /// FastCGI workers are plain threads) until the transfer ends or the total timeout passes.
 ///
-/// Rules: status 2xx only, at most `maxRedirects` redirects and only to http(s), at most
-/// `maxBytes` received (the transfer is cancelled as soon as it goes past), the body must be
-/// the whole Content-Length, and it must start like a JPEG or PNG. Every failure is a typed
-/// error; nothing here writes to any cache.
+/// Rules: status 2xx only (and 304 to a conditional request), at most `maxRedirects` redirects
+/// and only to http(s), at most `maxBytes` received (the transfer is cancelled as soon as it
+/// goes past), the body must be the whole Content-Length, and it must start like a JPEG or PNG.
+/// Every failure is a typed error; nothing here writes to any cache.
 final class OriginFetcher: Sendable {
     private let session: URLSession
     private let delegate: TransferDelegate
@@ -50,14 +58,31 @@ final class OriginFetcher: Sendable {
 
     /// GETs `url` (http or https) and validates the answer.
     func fetch(_ url: URL) throws(PipelineError) -> FetchedOriginal {
+        switch try transfer(url, etag: nil, lastModified: nil) {
+        case .fetched(let original): return original
+        case .notModified: throw .originFailed("\(url.absoluteString): status 304 to an unconditional request")
+        }
+    }
+
+    /// GETs `url` on the condition that it changed: `If-None-Match` with `etag` when there is
+    /// one, else `If-Modified-Since` with `lastModified` (sending both would let an origin with
+    /// a coarse date answer 304 for a changed ETag); with neither, a plain GET. A 304 is only
+    /// accepted in answer to a condition. Everything else is checked as in `fetch`.
+    func revalidate(_ url: URL, etag: String?, lastModified: String?) throws(PipelineError) -> RevalidationAnswer {
+        try transfer(url, etag: etag, lastModified: etag == nil ? lastModified : nil)
+    }
+
+    private func transfer(_ url: URL, etag: String?, lastModified: String?) throws(PipelineError) -> RevalidationAnswer {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw .sourceNotAllowed("scheme of \(url.absoluteString) is not http(s)")
         }
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: connectTimeout)
         request.setValue("image/jpeg, image/png;q=0.9, */*;q=0.1", forHTTPHeaderField: "Accept")
         request.setValue("gallery-image-pipeline/1", forHTTPHeaderField: "User-Agent")
+        if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+        if let lastModified { request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
         let task = session.dataTask(with: request)
-        let transfer = delegate.register(task)
+        let transfer = delegate.register(task, conditional: etag != nil || lastModified != nil)
         task.resume()
         if transfer.done.wait(timeout: .now() + totalTimeout) == .timedOut {
             task.cancel()
@@ -74,6 +99,8 @@ final class OriginFetcher: Sendable {
 /// signalled, and read only after that, so the semaphore orders every access.
 private final class Transfer: @unchecked Sendable {
     let done = DispatchSemaphore(value: 0)
+    /// The request carried If-None-Match or If-Modified-Since, so 304 is an answer.
+    let conditional: Bool
     var data: [UInt8] = []
     var response: HTTPURLResponse?
     var error: Error?
@@ -81,9 +108,18 @@ private final class Transfer: @unchecked Sendable {
     var redirects = 0
     var refusedRedirect: String?
     var statusRejected = false
+    var notModified = false
 
-    func validated(url: URL) throws(PipelineError) -> FetchedOriginal {
+    init(conditional: Bool) {
+        self.conditional = conditional
+    }
+
+    func validated(url: URL) throws(PipelineError) -> RevalidationAnswer {
         let source = url.absoluteString
+        if notModified, let response {
+            return .notModified(etag: response.value(forHTTPHeaderField: "ETag"),
+                                lastModified: response.value(forHTTPHeaderField: "Last-Modified"))
+        }
         if tooLarge { throw .originFailed("\(source): larger than the origin byte limit") }
         if let refused = refusedRedirect { throw .originFailed("\(source): \(refused)") }
         if let response, !(200...299).contains(response.statusCode) {
@@ -104,9 +140,9 @@ private final class Transfer: @unchecked Sendable {
             let type = response.value(forHTTPHeaderField: "Content-Type") ?? "no content type"
             throw .notAnImage("\(source): \(type), not a JPEG or PNG")
         }
-        return FetchedOriginal(bytes: data, format: format,
-                               etag: response.value(forHTTPHeaderField: "ETag"),
-                               lastModified: response.value(forHTTPHeaderField: "Last-Modified"))
+        return .fetched(FetchedOriginal(bytes: data, format: format,
+                                        etag: response.value(forHTTPHeaderField: "ETag"),
+                                        lastModified: response.value(forHTTPHeaderField: "Last-Modified")))
     }
 }
 
@@ -122,8 +158,8 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
         self.maxRedirects = maxRedirects
     }
 
-    func register(_ task: URLSessionTask) -> Transfer {
-        let t = Transfer()
+    func register(_ task: URLSessionTask, conditional: Bool) -> Transfer {
+        let t = Transfer(conditional: conditional)
         transfers.withLock { $0[task.taskIdentifier] = t }
         return t
     }
@@ -141,6 +177,11 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
         guard let t = transfer(dataTask) else { return completionHandler(.cancel) }
         let http = response as? HTTPURLResponse
         t.response = http
+        if let http, http.statusCode == 304, t.conditional {
+            // Not modified: there is no body to wait for.
+            t.notModified = true
+            return completionHandler(.cancel)
+        }
         guard let http, (200...299).contains(http.statusCode) else {
             // The error body is of no use: stop reading it.
             t.statusRejected = true

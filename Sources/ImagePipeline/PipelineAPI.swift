@@ -49,6 +49,17 @@ public struct PipelineConfiguration: Sendable {
     public var maxOriginBytes: Int = 64 << 20
     /// Redirects followed per origin request. Default 5.
     public var maxRedirects: Int = 5
+    /// Age in seconds after which a cached remote original is checked with its origin again (a
+    /// conditional GET, in the background: see `OriginRevalidator`). The age counts from the
+    /// last successful fetch or revalidation, kept in the disk cache, so it survives restarts.
+    /// Default 3600. `.infinity` never revalidates. Values below `minimumRevalidateAfter` count
+    /// as that minimum: 0 does not mean a request to the origin per page view.
+    public var remoteRevalidateAfter: TimeInterval = 3600
+    /// Pause in seconds after a failed revalidation (timeout, error status, not an image) before
+    /// the next attempt; the cached bytes are served meanwhile. Default 60.
+    public var remoteRevalidateBackoff: TimeInterval = 60
+    /// The floor of `remoteRevalidateAfter`: 0.1 s.
+    public static let minimumRevalidateAfter: TimeInterval = 0.1
     /// Renders (decode + resample + encode) running at once. Default 2 × CPU cores.
     public var maxConcurrentRenders: Int = 2 * ProcessInfo.processInfo.activeProcessorCount
     /// Renders allowed to wait for a slot; more are refused with `.overloaded`. Default 2 × cores.
@@ -76,12 +87,17 @@ public struct RenderedImage: Sendable {
     /// Strong HTTP validator, quoted: content version and size ("\"3f2a9c01b7de-480\"");
     /// empty when the image did not come from the pipeline.
     public var etag: String
-    public init(bytes: [UInt8], contentType: String, width: Int, height: Int, etag: String = "") {
+    /// Content version of the original these pixels were made from; empty when the image did
+    /// not come from the pipeline. A remote original replaced by revalidation between a
+    /// caller's `version(url:)` and its `render` shows up here as a different version.
+    public var version: String
+    public init(bytes: [UInt8], contentType: String, width: Int, height: Int, etag: String = "", version: String = "") {
         self.bytes = bytes
         self.contentType = contentType
         self.width = width
         self.height = height
         self.etag = etag
+        self.version = version
     }
 }
 
@@ -155,13 +171,17 @@ public final class ImagePipeline: Sendable {
     /// The original bytes of `url`, fetched once and kept in the disk cache.
     public func original(url: String) throws(PipelineError) -> OriginalImage {
         try engine.counted { () throws(PipelineError) in
-            let o = try engine.original(try engine.source(url))
+            let source = try engine.source(url)
+            let o = try engine.original(source)
+            engine.countServed(source)
             return OriginalImage(bytes: o.bytes, contentType: o.format.mimeType)
         }
     }
 
     /// Content version: the first 12 hex digits of SHA-256 of the original bytes. Local files
-    /// are hashed once and remembered by path, size and mtime.
+    /// are hashed once and remembered by path, size and mtime; remote originals are remembered
+    /// until `remoteRevalidateAfter` passes, then revalidated in the background while this
+    /// keeps answering the cached version.
     public func version(url: String) throws(PipelineError) -> String {
         try engine.counted { () throws(PipelineError) in
             try engine.version(try engine.source(url)).version

@@ -29,12 +29,12 @@ final class PipelineEngine: Sendable {
     let disk: DiskDataCache
     let fetcher: OriginFetcher
     let limiter: RenderLimiter
+    /// Versions of remote originals and their background revalidation.
+    let revalidator: OriginRevalidator
     private let fetches: Coalescer<String, Original>
     private let renders: Coalescer<String, RenderedImage>
     /// Local files: version by (path, size, mtime).
     private let localVersions = Mutex<[String: (LocalSource.Stamp, String)]>([:])
-    /// Remote URLs: version of the bytes fetched (or found on disk).
-    private let remoteVersions = Mutex<[String: String]>([:])
     /// Probed headers by url|version, for detail pages.
     private let infos = Mutex<[String: ImageInfo]>([:])
     private static let maxRemembered = 100_000
@@ -47,6 +47,7 @@ final class PipelineEngine: Sendable {
         fetcher = OriginFetcher(connectTimeout: configuration.connectTimeout, totalTimeout: configuration.totalTimeout,
                                 maxBytes: configuration.maxOriginBytes, maxRedirects: configuration.maxRedirects)
         limiter = RenderLimiter(maxActive: configuration.maxConcurrentRenders, maxQueued: configuration.renderQueueLength)
+        revalidator = OriginRevalidator(configuration: configuration, disk: disk, fetcher: fetcher, metrics: metrics)
         let m = metrics
         fetches = Coalescer(onWait: { m.add(.coalescedWaits) })
         renders = Coalescer(onWait: { m.add(.coalescedWaits) })
@@ -89,7 +90,7 @@ final class PipelineEngine: Sendable {
             let original = try readLocal(path)
             return (original.version, original)
         case .remote(let url):
-            if let v = remoteVersions.withLock({ $0[url.absoluteString] }) { return (v, nil) }
+            if let v = revalidator.current(url.absoluteString) { return (v, nil) }
             let original = try self.original(source)
             return (original.version, original)
         }
@@ -117,8 +118,15 @@ final class PipelineEngine: Sendable {
         return Original(bytes: bytes, format: format, version: version, fromDiskCache: false)
     }
 
+    /// Counts an answer (a render or the original) made from a remote original kept past its
+    /// age because its revalidation failed.
+    func countServed(_ source: Source) {
+        if case .remote(let url) = source { revalidator.countIfStaleOnError(url.absoluteString) }
+    }
+
     /// Disk cache, else one download per URL in this process (coalesced) and across processes
-    /// (entry lock), validated and stored atomically.
+    /// (entry lock), validated and stored atomically. A disk hit past its age queues a
+    /// revalidation and is served meanwhile.
     private func fetchRemote(_ url: URL) throws(PipelineError) -> Original {
         let key = url.absoluteString
         let original = try fetches.run(key) { () throws(PipelineError) -> Original in
@@ -131,17 +139,16 @@ final class PipelineEngine: Sendable {
                 let fetched = try fetcher.fetch(url)
                 metrics.add(.originBytes, fetched.bytes.count)
                 let version = Self.version(of: fetched.bytes)
+                let now = Date().timeIntervalSince1970
                 let meta = DiskDataCache.Metadata(url: key, length: fetched.bytes.count, contentType: fetched.format.mimeType,
                                                   version: version, etag: fetched.etag, lastModified: fetched.lastModified,
-                                                  fetchedAt: Date().timeIntervalSince1970)
+                                                  fetchedAt: now, validatedAt: now)
                 if !disk.write(fetched.bytes, metadata: meta) { metrics.add(.diskWriteFailures) }
+                revalidator.note(key, meta)
                 return Original(bytes: fetched.bytes, format: fetched.format, version: version, fromDiskCache: false)
             }
         }
-        remoteVersions.withLock { table in
-            if table.count >= Self.maxRemembered { table.removeAll() }
-            table[key] = original.version
-        }
+        revalidator.current(key)
         return original
     }
 
@@ -152,6 +159,7 @@ final class PipelineEngine: Sendable {
             return nil
         }
         metrics.add(.diskHits)
+        revalidator.note(key, meta)
         return Original(bytes: bytes, format: format, version: meta.version, fromDiskCache: true)
     }
 
@@ -160,6 +168,7 @@ final class PipelineEngine: Sendable {
         guard configuration.allowedSizes.contains(spec) else { throw .sizeNotAllowed(spec.description) }
         let source = try self.source(url)
         let (version, preloaded) = try self.version(source)
+        countServed(source)
         let key = RenderCache.key(url: url, version: version, spec: spec)
         if let hit = renderCache.get(key) {
             metrics.add(.renderHits)
@@ -175,7 +184,9 @@ final class PipelineEngine: Sendable {
     }
 
     /// Decodes and encodes one size; returns it with the version of the bytes it was made
-    /// from. The original is loaded before a render slot is taken, so a slow origin never
+    /// from, which differs from the caller's when a revalidation replaced the original in
+    /// between: the render is then stored under the version of its pixels, never under the
+    /// caller's. The original is loaded before a render slot is taken, so a slow origin never
     /// holds one. A disk-cached original that fails to decode is taken to be damaged: it is
     /// dropped and fetched again, once.
     private func renderFresh(_ source: Source, spec: SizeSpec, preloaded: Original?) throws(PipelineError) -> (RenderedImage, String) {
@@ -187,7 +198,7 @@ final class PipelineEngine: Sendable {
         } catch let error where original.fromDiskCache && (error.kind == "undecodable" || error.kind == "not_an_image") {
             if case .remote(let remote) = source {
                 disk.remove(remote.absoluteString, reason: "cached original does not decode (\(error))")
-                remoteVersions.withLock { _ = $0.removeValue(forKey: remote.absoluteString) }
+                revalidator.forget(remote.absoluteString)
             }
             original = try self.original(source)
             let current = original
@@ -207,6 +218,7 @@ final class PipelineEngine: Sendable {
         }
         var image = t.image
         image.etag = "\"\(original.version)-\(spec)\""
+        image.version = original.version
         return image
     }
 

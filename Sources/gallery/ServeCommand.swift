@@ -86,8 +86,13 @@ struct ServeOptions {
         options.logFile = pick("--log", "GALLERY_LOG")
         for knob in PipelineTuning.flags {
             guard let text = pick(knob.flag, knob.variable) else { continue }
+            if let word = knob.words[text] {
+                options.tuning.values[knob.flag] = word
+                continue
+            }
             guard let value = Double(text), value > 0, value <= knob.maximum else {
-                throw Problem(description: "\(knob.flag) wants a number in (0, \(Int(knob.maximum))]")
+                let words = knob.words.keys.sorted().map { " or \($0)" }.joined()
+                throw Problem(description: "\(knob.flag) wants a number in (0, \(Int(knob.maximum))]\(words)")
             }
             options.tuning.values[knob.flag] = value
         }
@@ -119,12 +124,16 @@ struct PipelineTuning {
         var flag: String
         var variable: String
         var maximum: Double
+        /// Words accepted besides numbers, with the value each stands for.
+        var words: [String: Double] = [:]
         var set: @Sendable (inout PipelineConfiguration, Double) -> Void
     }
 
     static let flags: [Knob] = [
         Knob(flag: "--origin-connect-timeout", variable: "GALLERY_ORIGIN_CONNECT_TIMEOUT", maximum: 600) { $0.connectTimeout = $1 },
         Knob(flag: "--origin-timeout", variable: "GALLERY_ORIGIN_TIMEOUT", maximum: 3600) { $0.totalTimeout = $1 },
+        Knob(flag: "--remote-revalidate-after", variable: "GALLERY_REMOTE_REVALIDATE_AFTER", maximum: 315_360_000,
+             words: ["never": .infinity]) { $0.remoteRevalidateAfter = $1 },
         Knob(flag: "--origin-max-bytes", variable: "GALLERY_ORIGIN_MAX_BYTES", maximum: Double(1 << 34)) { $0.maxOriginBytes = Int($1) },
         Knob(flag: "--disk-cache-bytes", variable: "GALLERY_DISK_CACHE_BYTES", maximum: Double(1 << 46)) { $0.diskCacheBytes = Int($1) },
         Knob(flag: "--render-cache-bytes", variable: "GALLERY_RENDER_CACHE_BYTES", maximum: Double(1 << 40)) { $0.renderCacheBytes = Int($1) },

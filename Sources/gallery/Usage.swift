@@ -5,6 +5,7 @@ usage:
   gallery [serve] --root DIR [--socket PATH | --listen 127.0.0.1:PORT] [--threads N] [--cache-dir DIR]
                   [--templates DIR] [--public DIR] [--title TEXT] [--log FILE] [--rescan SECONDS]
                   [--origin-connect-timeout S] [--origin-timeout S] [--origin-max-bytes N]
+                  [--remote-revalidate-after S | never]
                   [--disk-cache-bytes N] [--render-cache-bytes N] [--decode-max-bytes N]
                   [--jpeg-quality Q] [--max-renders N]
   gallery decode IN OUT [--scale M/8] [--orient]     write .ppm, .pgm or .pam

@@ -61,10 +61,11 @@ import Testing
     @Test func evictionKeepsTheBoundAndDropsTheLeastRecentlyUsed() throws {
         let dir = makeTempDir("evict")
         let cache = DiskDataCache(directory: dir, maxBytes: 10_000, lowWaterFraction: 0.9, log: { _ in })
-        func meta(_ url: String, _ n: Int) -> DiskDataCache.Metadata {
-            DiskDataCache.Metadata(url: url, length: n, contentType: "image/jpeg", version: "v", etag: nil, lastModified: nil, fetchedAt: 0)
-        }
         let payload = [UInt8](repeating: 7, count: 2000)
+        func meta(_ url: String, _ n: Int) -> DiskDataCache.Metadata {
+            DiskDataCache.Metadata(url: url, length: n, contentType: "image/jpeg", version: String(SHA256.hex(payload).prefix(12)),
+                                   etag: nil, lastModified: nil, fetchedAt: 0)
+        }
         for i in 0..<4 {
             #expect(cache.write(payload, metadata: meta("u\(i)", payload.count)))
             // mtime is the LRU clock: keep the order unambiguous.
@@ -87,6 +88,42 @@ import Testing
         // A new process sees the same total.
         let again = DiskDataCache(directory: dir, maxBytes: 10_000, lowWaterFraction: 0.9, log: { _ in })
         #expect(again.totalBytes == cache.totalBytes)
+    }
+
+    /// A revalidation replaces entries in place: the byte total follows the new size, and bytes
+    /// that do not hash to the metadata's version (a torn replacement, a damaged file) are dropped.
+    @Test func replacedEntriesAndBytesThatDoNotMatchTheirVersion() throws {
+        let dir = makeTempDir("replace")
+        let log = LogSink()
+        let cache = DiskDataCache(directory: dir, maxBytes: 1 << 20, lowWaterFraction: 0.9, log: { log.append($0) })
+        func store(_ bytes: [UInt8]) -> Bool {
+            cache.write(bytes, metadata: DiskDataCache.Metadata(
+                url: "u", length: bytes.count, contentType: "image/jpeg", version: String(SHA256.hex(bytes).prefix(12)),
+                etag: nil, lastModified: nil, fetchedAt: 0))
+        }
+        let small = [UInt8](repeating: 1, count: 1000)
+        let large = [UInt8](repeating: 2, count: 3000)
+        #expect(store(small))
+        let one = cache.totalBytes
+        #expect(store(large))
+        #expect(cache.totalBytes == one + 2000)
+        #expect(cache.read("u")?.bytes == large)
+        #expect(DiskDataCache(directory: dir, maxBytes: 1 << 20, lowWaterFraction: 0.9, log: { _ in }).totalBytes
+                == 3000 + (try FileManager.default.attributesOfItem(atPath: dir + "/" + DiskDataCache.key("u") + ".json")[.size] as! Int))
+
+        // Metadata-only update (a 304) keeps the bytes.
+        var meta = try #require(cache.metadata("u"))
+        meta.validatedAt = 99
+        #expect(cache.updateMetadata(meta))
+        #expect(cache.read("u")?.metadata.validatedAt == 99)
+        #expect(cache.read("u")?.bytes == large)
+
+        // Same length, other bytes: not what the version names.
+        try Data(repeating: 3, count: 3000).write(to: URL(fileURLWithPath: dir + "/" + DiskDataCache.key("u")))
+        #expect(cache.read("u") == nil)
+        #expect(log.all.contains { $0.contains("do not hash to version") })
+        #expect(cachedDataFiles(dir).isEmpty)
+        #expect(!cache.updateMetadata(meta), "no metadata without its entry")
     }
 
     @Test func unwritableCacheStillServes() throws {

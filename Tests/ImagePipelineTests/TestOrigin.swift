@@ -4,12 +4,17 @@ import Glibc
 #endif
 
 /// A tiny HTTP/1.1 origin on 127.0.0.1 for the pipeline tests: one thread accepts, one thread
-/// per connection answers, every request is counted per path, and each path can be told to
-/// answer slowly, with an error, with HTML, cut short, too large or not at all.
+/// per connection answers, every request is counted per path with its headers, and each path
+/// can be told to answer slowly, with an error, with HTML, cut short, too large, not at all, or
+/// conditionally (304 when the request's validator matches).
 final class TestOrigin: @unchecked Sendable {
     enum Reply: Sendable {
         /// 200 with these bytes and content type.
         case ok([UInt8], String)
+        /// A JPEG with these validators (either may be absent): 304 when the request's
+        /// If-None-Match names `etag`, or it has no If-None-Match and its If-Modified-Since is
+        /// `lastModified`; else 200 with the bytes and the validators.
+        case validated([UInt8], etag: String?, lastModified: String?)
         /// This status with a short text body.
         case status(Int)
         /// 200 with an HTML page.
@@ -31,6 +36,7 @@ final class TestOrigin: @unchecked Sendable {
     private let lock = NSLock()
     private var replies: [String: (Reply, Double)] = [:]
     private var counts: [String: Int] = [:]
+    private var headers: [String: [[String: String]]] = [:]
 
     init() throws {
         let listenFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -92,6 +98,13 @@ final class TestOrigin: @unchecked Sendable {
         return counts[path, default: 0]
     }
 
+    /// The headers of each request received for `path`, oldest first (names in lower case).
+    func requestHeaders(_ path: String) -> [[String: String]] {
+        lock.lock()
+        defer { lock.unlock() }
+        return headers[path, default: []]
+    }
+
     private func serve(_ fd: Int32) {
         defer { close(fd) }
         var request = [UInt8]()
@@ -101,17 +114,39 @@ final class TestOrigin: @unchecked Sendable {
             if n <= 0 { return }
             request.append(contentsOf: buffer[0..<n])
         }
-        let line = String(decoding: request.prefix { $0 != 13 }, as: UTF8.self).split(separator: " ")
+        let lines = String(decoding: request, as: UTF8.self).components(separatedBy: "\r\n")
+        let line = lines[0].split(separator: " ")
         guard line.count >= 2 else { return }
         let path = String(line[1])
+        var fields: [String: String] = [:]
+        for header in lines.dropFirst() {
+            guard let colon = header.firstIndex(of: ":") else { continue }
+            fields[header[..<colon].lowercased()] = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
         lock.lock()
         counts[path, default: 0] += 1
+        headers[path, default: []].append(fields)
         let (reply, delay) = replies[path] ?? (.status(404), 0)
         lock.unlock()
         if delay > 0 { Thread.sleep(forTimeInterval: delay) }
         switch reply {
         case .ok(let bytes, let type):
             send(fd, head(200, type, bytes.count) + bytes)
+        case .validated(let bytes, let etag, let lastModified):
+            var validators = ""
+            if let etag { validators += "ETag: \(etag)\r\n" }
+            if let lastModified { validators += "Last-Modified: \(lastModified)\r\n" }
+            let unchanged = if let tags = fields["if-none-match"] {
+                tags == etag
+            } else {
+                fields["if-modified-since"] != nil && fields["if-modified-since"] == lastModified
+            }
+            if unchanged {
+                send(fd, Array("HTTP/1.1 304 Not Modified\r\n\(validators)Connection: close\r\n\r\n".utf8))
+            } else {
+                let text = "HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\nContent-Length: \(bytes.count)\r\n\(validators)Connection: close\r\n\r\n"
+                send(fd, Array(text.utf8) + bytes)
+            }
         case .status(let code):
             let body = Array("status \(code)\n".utf8)
             send(fd, head(code, "text/plain", body.count) + body)
