@@ -67,16 +67,14 @@ extension GalleryApp {
         id == catalog.rootID ? "/" : "/album/\(id)"
     }
 
-    /// Root … album, each with its URL, then `current` (the page's own title, unlinked) if
-    /// given; without it the album itself is the current page.
+    /// The albums below the root down to `albumID`, each with its URL, then `current` (the
+    /// page's own title, unlinked) if given; without it the album itself is the current page.
+    /// The root is left out: the site title beside the crumbs already links to it.
     func breadcrumbs(albumID: String, catalog: Catalog, current: String? = nil) -> TemplateValue {
-        let chain = catalog.ancestry(of: albumID)
+        let chain = catalog.ancestry(of: albumID).filter { $0.id != catalog.rootID }
         var crumbs: [TemplateValue] = chain.enumerated().map { index, album in
             let isLast = index == chain.count - 1 && current == nil
-            return [
-                "title": .string(album.id == catalog.rootID ? catalog.siteTitle : album.title),
-                "url": isLast ? .null : .string(albumURL(album.id, catalog: catalog)),
-            ]
+            return ["title": .string(album.title), "url": isLast ? .null : .string(albumURL(album.id, catalog: catalog))]
         }
         if let current { crumbs.append(["title": .string(current), "url": .null]) }
         return .list(crumbs)

@@ -74,8 +74,8 @@ import Testing
         #expect(html.contains("1001 × 667 px"))
         #expect(html.contains("JPEG, progressive"))
         #expect(html.contains("href=\"/original/\(item.id)\""))
-        // Breadcrumbs: site › album (linked) › this photo (current).
-        #expect(html.contains("<a href=\"/album/\(h.album(titled: "Trips").id)\">Trips</a>"))
+        // Breadcrumbs: album (linked) › this photo (current); the site title beside them is the root.
+        #expect(html.contains("<ol><li><a href=\"/album/\(h.album(titled: "Trips").id)\">Trips</a></li>"))
         #expect(html.contains("aria-current=\"page\">\(item.title)<"))
         #expect(html.contains("data-nav=\"prev\" href=\"/photo/\(h.item(named: "Flower.jpg").id)\""))
         #expect(html.contains("data-nav=\"next\" href=\"/photo/\(h.item(named: "Square.png").id)\""))
