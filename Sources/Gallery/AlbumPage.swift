@@ -20,11 +20,17 @@ extension GalleryApp {
 
         var eagerLeft = GalleryApp.eagerThumbnails
         func thumbnail(_ item: CatalogItem?) -> TemplateValue {
-            guard let item, let version = versionByID[item.id] else { return .null }
-            var img = ImageLinks.cover(id: item.id, version: version)
+            guard let item else { return .null }
+            var img: [String: TemplateValue]
+            switch versionByID[item.id] ?? .failed {
+            case .failed: return .null
+            case .pending: img = ImageLinks.cover(id: item.id, version: nil)
+            case .version(let version):
+                img = ImageLinks.cover(id: item.id, version: version)
+                img["placeholder"] = .optional(placeholders.color(for: item.id + version))
+            }
             img["lazy"] = .bool(eagerLeft <= 0)
             eagerLeft -= 1
-            img["placeholder"] = .optional(placeholders.color(for: item.id + version))
             return .object(img)
         }
 

@@ -104,15 +104,20 @@ public final class GalleryApp: FastCGIHandler, Sendable {
         ]
     }
 
-    /// The content version of each item, computed in parallel (first sight hashes the file;
-    /// the pipeline remembers it). Items whose version cannot be had are left out.
-    func versions(of items: [CatalogItem]) -> [String: String] {
-        let results = ResultSlots<String>(count: items.count)
-        DispatchQueue.concurrentPerform(iterations: items.count) { i in
-            if let v = try? pipeline.version(url: items[i].sourceURL) { results.set(i, v) }
+    /// The content version of each item by id. Versions the pipeline already knows are
+    /// answered at once; the others (a first look hashes the file or fetches it) are looked up
+    /// in parallel for at most `configuration.pageLookupBudget` seconds.
+    func versions(of items: [CatalogItem]) -> [String: VersionLookup.Outcome] {
+        var out: [String: VersionLookup.Outcome] = [:]
+        var unknown: [CatalogItem] = []
+        for item in items {
+            if let v = pipeline.knownVersion(url: item.sourceURL) { out[item.id] = .version(v) } else { unknown.append(item) }
         }
-        var out: [String: String] = [:]
-        for (i, item) in items.enumerated() { if let v = results.get(i) { out[item.id] = v } }
+        let pipeline = self.pipeline
+        let outcomes = VersionLookup.shared.run(unknown.map(\.sourceURL), budget: configuration.pageLookupBudget) { url in
+            try? pipeline.version(url: url)
+        }
+        for (item, outcome) in zip(unknown, outcomes) { out[item.id] = outcome }
         return out
     }
 }

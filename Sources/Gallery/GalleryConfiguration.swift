@@ -16,10 +16,14 @@ public struct GalleryConfiguration: Sendable {
     public var rescanInterval: Double
     /// Requests whose URI is longer than this many bytes get 414. Default 2048.
     public var maxURIBytes: Int
+    /// Seconds a page waits for the content versions of its images (a first look hashes a
+    /// local file or fetches a remote one); images not known by then are linked without a
+    /// version and redirect once they are (see `VersionLookup`). Default 1.
+    public var pageLookupBudget: Double
 
     public init(libraryRoot: String, templatesDirectory: String, publicDirectory: String,
                 staticPrefix: String = "/static/", siteTitle: String = "Gallery", pageSize: Int = 60,
-                rescanInterval: Double = 3, maxURIBytes: Int = 2048) {
+                rescanInterval: Double = 3, maxURIBytes: Int = 2048, pageLookupBudget: Double = 1) {
         self.libraryRoot = libraryRoot
         self.templatesDirectory = templatesDirectory
         self.publicDirectory = publicDirectory
@@ -28,5 +32,6 @@ public struct GalleryConfiguration: Sendable {
         self.pageSize = max(1, pageSize)
         self.rescanInterval = rescanInterval
         self.maxURIBytes = maxURIBytes
+        self.pageLookupBudget = pageLookupBudget
     }
 }

@@ -12,8 +12,9 @@ enum ImageLinks {
     /// How wide a grid cell is drawn, for the browser's choice among the srcset widths.
     static let coverSizes = "(max-width: 540px) 46vw, 240px"
 
-    static func url(id: String, spec: String, version: String) -> String {
-        "/img/\(id)/\(spec)?v=\(version)"
+    /// The image URL; without a version (not known yet) it redirects to the versioned one.
+    static func url(id: String, spec: String, version: String?) -> String {
+        version.map { "/img/\(id)/\(spec)?v=\($0)" } ?? "/img/\(id)/\(spec)"
     }
 
     static func coverSpec(scale: Int) -> String {
@@ -21,7 +22,7 @@ enum ImageLinks {
     }
 
     /// Attributes of a square list thumbnail.
-    static func cover(id: String, version: String) -> [String: TemplateValue] {
+    static func cover(id: String, version: String?) -> [String: TemplateValue] {
         let srcset = coverScales.map { "\(url(id: id, spec: coverSpec(scale: $0), version: version)) \(coverEdge * $0)w" }
         return [
             "src": .string(url(id: id, spec: coverSpec(scale: 1), version: version)),
@@ -35,7 +36,7 @@ enum ImageLinks {
     /// Attributes of the detail image. With the displayed (oriented) source size known, width
     /// and height are exact and srcset lists only sizes that differ (no upscaling); without it
     /// only the 1x size is offered.
-    static func detail(id: String, version: String, orientedWidth: Int?, orientedHeight: Int?) -> [String: TemplateValue] {
+    static func detail(id: String, version: String?, orientedWidth: Int?, orientedHeight: Int?) -> [String: TemplateValue] {
         let base = detailEdges[0]
         var fields: [String: TemplateValue] = ["src": .string(url(id: id, spec: String(base), version: version))]
         guard let w = orientedWidth, let h = orientedHeight, w > 0, h > 0 else {

@@ -7,8 +7,10 @@ extension GalleryApp {
     func photoPage(itemID: String, catalog: Catalog) -> FastCGIResponse {
         guard let item = catalog.items[itemID] else { return errors.response(404) }
         let url = item.sourceURL
-        let version = try? pipeline.version(url: url)
-        let info = try? pipeline.info(url: url)
+        let lookup = versions(of: [item])[item.id] ?? .failed
+        // Facts need the original: read only once the version (and so the original) is at hand.
+        var info: ImageInfo?
+        if case .version = lookup { info = try? pipeline.info(url: url) }
 
         var context = chrome()
         context["pageTitle"] = .string(item.title)
@@ -20,9 +22,14 @@ extension GalleryApp {
             "fileName": .string(item.fileName),
             "originalURL": .string("/original/\(item.id)"),
         ]
-        if let version {
+        switch lookup {
+        case .version(let version):
             photo["img"] = .object(ImageLinks.detail(id: item.id, version: version,
                                                      orientedWidth: info?.orientedWidth, orientedHeight: info?.orientedHeight))
+        case .pending:
+            photo["img"] = .object(ImageLinks.detail(id: item.id, version: nil, orientedWidth: nil, orientedHeight: nil))
+        case .failed:
+            break
         }
         photo["facts"] = .list(facts(item: item, info: info))
         context["photo"] = .object(photo)

@@ -188,6 +188,14 @@ public final class ImagePipeline: Sendable {
         }
     }
 
+    /// The content version if it is known without reading or fetching the original (a local
+    /// file seen before and unchanged, a remote original this process has seen), else nil:
+    /// pages answer these at once and look up the rest within a time budget.
+    public func knownVersion(url: String) -> String? {
+        guard let source = try? engine.source(url) else { return nil }
+        return engine.knownVersion(source)
+    }
+
     /// Header facts of the original (size, orientation, EXIF) for detail pages.
     public func info(url: String) throws(PipelineError) -> ImageInfo {
         try engine.counted { () throws(PipelineError) in

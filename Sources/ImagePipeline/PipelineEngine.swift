@@ -83,16 +83,21 @@ final class PipelineEngine: Sendable {
 
     /// The content version, and the original when finding the version meant reading it.
     func version(_ source: Source) throws(PipelineError) -> (version: String, original: Original?) {
+        if let version = knownVersion(source) { return (version, nil) }
+        let original = try self.original(source)
+        return (original.version, original)
+    }
+
+    /// The version when neither reading nor fetching is needed: a local file hashed before and
+    /// unchanged since (one stat), or a remote original this process knows.
+    func knownVersion(_ source: Source) -> String? {
         switch source {
         case .local(let path):
-            let stamp = try LocalSource.stamp(path)
-            if let (known, version) = localVersions.withLock({ $0[path] }), known == stamp { return (version, nil) }
-            let original = try readLocal(path)
-            return (original.version, original)
+            guard let stamp = try? LocalSource.stamp(path),
+                  let (known, version) = localVersions.withLock({ $0[path] }), known == stamp else { return nil }
+            return version
         case .remote(let url):
-            if let v = revalidator.current(url.absoluteString) { return (v, nil) }
-            let original = try self.original(source)
-            return (original.version, original)
+            return revalidator.current(url.absoluteString)
         }
     }
 
