@@ -23,7 +23,8 @@ enum ServeCommand {
             let pipeline = try ImagePipeline(configuration: pipelineConfiguration)
             let app = try GalleryApp(configuration: GalleryConfiguration(
                 libraryRoot: options.root, templatesDirectory: options.templates, publicDirectory: options.publicDirectory,
-                siteTitle: options.title, rescanInterval: options.rescanSeconds), pipeline: pipeline, log: log)
+                siteTitle: options.title, rescanInterval: options.rescanSeconds, pageLookupBudget: options.pageWaitSeconds),
+                pipeline: pipeline, log: log)
             log("gallery: library \(options.root): \(app.catalog.albums.count) albums, \(app.catalog.items.count) items")
             let server = FastCGIServer(configuration: FastCGIConfiguration(address: options.address, threads: options.threads),
                                        handler: app, log: log)
@@ -46,6 +47,7 @@ struct ServeOptions {
     var title = "Gallery"
     var logFile: String?
     var rescanSeconds = 3.0
+    var pageWaitSeconds = 1.0
     var tuning = PipelineTuning()
 
     struct Problem: Error, CustomStringConvertible { var description: String }
@@ -53,7 +55,7 @@ struct ServeOptions {
     static func parse(_ args: [String], environment env: [String: String]) throws -> ServeOptions {
         var values: [String: String] = [:]
         var rest = args[...]
-        let known = ["--root", "--socket", "--listen", "--threads", "--cache-dir", "--templates", "--public", "--title", "--log", "--rescan"]
+        let known = ["--root", "--socket", "--listen", "--threads", "--cache-dir", "--templates", "--public", "--title", "--log", "--rescan", "--page-wait"]
             + PipelineTuning.flags.map(\.flag)
         while let flag = rest.popFirst() {
             guard known.contains(flag) else { throw Problem(description: "unknown option \(flag)") }
@@ -81,6 +83,10 @@ struct ServeOptions {
         if let r = pick("--rescan", "GALLERY_RESCAN_SECONDS") {
             guard let s = Double(r), s > 0 else { throw Problem(description: "--rescan wants seconds > 0") }
             options.rescanSeconds = s
+        }
+        if let w = pick("--page-wait", "GALLERY_PAGE_WAIT") {
+            guard let s = Double(w), s >= 0, s <= 600 else { throw Problem(description: "--page-wait wants seconds in [0, 600]") }
+            options.pageWaitSeconds = s
         }
         options.title = pick("--title", "GALLERY_TITLE") ?? options.title
         options.logFile = pick("--log", "GALLERY_LOG")

@@ -4,6 +4,7 @@ let usageText = """
 usage:
   gallery [serve] --root DIR [--socket PATH | --listen 127.0.0.1:PORT] [--threads N] [--cache-dir DIR]
                   [--templates DIR] [--public DIR] [--title TEXT] [--log FILE] [--rescan SECONDS]
+                  [--page-wait SECONDS]
                   [--origin-connect-timeout S] [--origin-timeout S] [--origin-max-bytes N]
                   [--remote-revalidate-after S | never]
                   [--disk-cache-bytes N] [--render-cache-bytes N] [--decode-max-bytes N]

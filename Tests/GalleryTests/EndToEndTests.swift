@@ -130,7 +130,7 @@ import Glibc
         let pid = try Subprocess.spawn(try GalleryStack.galleryBinary(), [
             "serve", "--root", library.root, "--socket", base + "/direct.sock", "--cache-dir", base + "/cache",
             "--templates", Fixtures.repoRoot.path + "/templates", "--public", Fixtures.repoRoot.path + "/public",
-            "--log", base + "/direct.log"])
+            "--log", base + "/direct.log", "--page-wait", "60"])
         for _ in 0..<100 where !FileManager.default.fileExists(atPath: base + "/direct.sock") { usleep(50_000) }
         #expect(FileManager.default.fileExists(atPath: base + "/direct.sock"))
         kill(pid, SIGTERM)

@@ -92,7 +92,8 @@ final class FaultStack: @unchecked Sendable {
         unlink(socket)
         try FaultStack.tool("/usr/bin/spawn-fcgi", ["-s", socket, "-M", "0666", "-F", "1", "-P", run + "/gallery.pid", "--",
             binary, "serve", "--root", root, "--cache-dir", cacheDirectory, "--templates", FaultPaths.repo.path + "/templates",
-            "--public", FaultPaths.repo.path + "/public", "--log", base + "/gallery.log", "--threads", "4", "--rescan", "0.5"])
+            "--public", FaultPaths.repo.path + "/public", "--log", base + "/gallery.log", "--threads", "4", "--rescan", "0.5",
+            "--page-wait", "60"])
         galleryPID = try FaultStack.readPID(run + "/gallery.pid")
     }
 

@@ -27,7 +27,7 @@ import Testing
         let pipeline = try ImagePipeline(configuration: pc)
         let repo = Fixtures.repoRoot.path
         let app = try GalleryApp(configuration: GalleryConfiguration(
-            libraryRoot: root, templatesDirectory: repo + "/templates", publicDirectory: repo + "/public"),
+            libraryRoot: root, templatesDirectory: repo + "/templates", publicDirectory: repo + "/public", pageLookupBudget: 60),
             pipeline: pipeline, watchLibrary: false, log: { _ in })
         let id = StableID.make("url:" + origin.url("/p.jpg"))
         func get(_ uri: String) -> FastCGIResponse { app.handle(FastCGIRequest(params: ["REQUEST_METHOD": "GET", "REQUEST_URI": uri])) }

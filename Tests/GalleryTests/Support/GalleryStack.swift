@@ -31,7 +31,8 @@ final class GalleryStack: @unchecked Sendable {
 
         try Subprocess.run("/usr/bin/spawn-fcgi", ["-s", socket, "-M", "0666", "-F", "1", "-P", run + "/gallery.pid", "--",
             binary, "serve", "--root", library.root, "--cache-dir", base + "/cache", "--templates", repo + "/templates",
-            "--public", repo + "/public", "--log", base + "/gallery.log", "--threads", "4", "--rescan", "0.5"])
+            "--public", repo + "/public", "--log", base + "/gallery.log", "--threads", "4", "--rescan", "0.5",
+            "--page-wait", "60"])
         galleryPID = try GalleryStack.readPID(run + "/gallery.pid")
 
         try Subprocess.run("/bin/bash", ["-c", "source \"$0\"/deploy/lib.sh && render_nginx_conf \"$1\" \"$2\" \"$3\" \"$4\"",
