@@ -59,7 +59,11 @@ struct ComponentStrips: ~Copyable {
             let src = pixels + min(y, layout.height &- 1) &* rowBytes
             if layout.isGray {
                 let out = planes[0] + offset
-                for x in 0..<width { out[x] = src[x &* channels] }
+                if channels == 1 {
+                    out.update(from: src, count: width)
+                } else {
+                    for x in 0..<width { out[x] = src[x &* channels] }
+                }
             } else {
                 ColourConverter.convertRow(src, channels: channels, width: width,
                                            y: planes[0] + offset, cb: planes[1] + offset, cr: planes[2] + offset)
