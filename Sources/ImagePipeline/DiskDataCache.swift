@@ -11,8 +11,9 @@ import Synchronization
 /// processes. Bytes and metadata are each written to a temp file in the same folder and
 /// fsynced, then renamed into place one right after the other. A revalidation may replace an
 /// entry while other processes read it, and two renames are not one atomic step, so a reader
-/// checks the bytes against the metadata's version (their SHA-256) and reads again once when
-/// they disagree: it sees a whole entry, old or new, or none. The data file's mtime is its last
+/// checks the bytes against the metadata's version (their SHA-256; once per data file per
+/// process, see `verified`) and reads again once when they disagree: it sees a whole entry, old
+/// or new, or none. The data file's mtime is its last
 /// access (one futimens per hit, no rewrite of the JSON), which is what LRU eviction sorts by.
 final class DiskDataCache: Sendable {
     /// What is known about an entry besides its bytes.
@@ -47,6 +48,21 @@ final class DiskDataCache: Sendable {
     private let total = Mutex(0)
     private let lastFailureLog = Mutex(0.0)
     private let tempCounter = Mutex(0)
+
+    /// A data file this process has matched to its version: its inode and size at the time.
+    private struct Verified: Equatable {
+        var inode: UInt64
+        var size: Int
+        var version: String
+    }
+    /// By entry key. A read whose data file still has the recorded inode and size, under
+    /// metadata naming the same version, skips hashing the bytes: a replacement brings a new
+    /// inode (a renamed temp file, created while the old file was still linked), so a torn pair
+    /// never matches. Hashing costs about 4 ms per MB; this makes it once per entry per process.
+    /// A file damaged in place while this process runs keeps its inode and is not noticed until
+    /// the next start (as with the length check before versions were checked at all).
+    private let verified = Mutex<[String: Verified]>([:])
+    private static let maxVerified = 100_000
 
     init(directory: String, maxBytes: Int, lowWaterFraction: Double, log: @escaping @Sendable (String) -> Void) {
         self.directory = directory
@@ -83,13 +99,22 @@ final class DiskDataCache: Sendable {
                 continue
             }
             defer { close(fd) }
+            var st = stat()
+            guard fstat(fd, &st) == 0 else {
+                problem = "cannot stat data"
+                continue
+            }
+            let file = Verified(inode: UInt64(st.st_ino), size: Int(st.st_size), version: meta.version)
             guard let bytes = LocalSource.readAll(fd: fd, maxBytes: meta.length), bytes.count == meta.length else {
                 problem = "length does not match metadata \(meta.length)"
                 continue
             }
-            guard String(SHA256.hex(bytes).prefix(12)) == meta.version else {
-                problem = "bytes do not hash to version \(meta.version)"
-                continue
+            if verified.withLock({ $0[key] }) != file {
+                guard String(SHA256.hex(bytes).prefix(12)) == meta.version else {
+                    problem = "bytes do not hash to version \(meta.version)"
+                    continue
+                }
+                remember(key, file)
             }
             // Last access = mtime; a failure here (read-only disk) only makes the LRU coarser.
             _ = futimens(fd, nil)
@@ -130,9 +155,14 @@ final class DiskDataCache: Sendable {
             let json = try JSONEncoder().encode(metadata)
             temps.append(try writeTemp(bytes))
             temps.append(try json.withUnsafeBytes { raw in try writeTemp(UnsafeRawBufferPointer(raw)) })
+            var st = stat()
+            let written = stat(temps[0], &st) == 0 ? Verified(inode: UInt64(st.st_ino), size: bytes.count, version: metadata.version) : nil
+            verified.withLock { _ = $0.removeValue(forKey: key) }
             try commit(temps[0], to: path(key))
             try commit(temps[1], to: path(key, ".json"))
             temps = []
+            // The caller made the version from these very bytes: no need to hash them again.
+            if let written { remember(key, written) }
             syncDirectory()
         } catch {
             unlink(path(key))
@@ -175,8 +205,16 @@ final class DiskDataCache: Sendable {
         log("disk cache: dropping entry for \(url): \(reason)")
         var st = stat()
         if stat(path(key), &st) == 0 { total.withLock { $0 -= Int(st.st_size) } }
+        verified.withLock { _ = $0.removeValue(forKey: key) }
         unlink(path(key))
         unlink(path(key, ".json"))
+    }
+
+    private func remember(_ key: String, _ file: Verified) {
+        verified.withLock { table in
+            if table.count >= Self.maxVerified { table.removeAll() }
+            table[key] = file
+        }
     }
 
     /// Runs `body` holding the cross-process lock of `url`'s entry, so only one worker process

@@ -118,12 +118,25 @@ import Testing
         #expect(cache.read("u")?.metadata.validatedAt == 99)
         #expect(cache.read("u")?.bytes == large)
 
-        // Same length, other bytes: not what the version names.
-        try Data(repeating: 3, count: 3000).write(to: URL(fileURLWithPath: dir + "/" + DiskDataCache.key("u")))
+        // Same length, other bytes, in a new file (as a torn replacement leaves it): not what
+        // the version names, though this process had checked the old file.
+        let dataPath = dir + "/" + DiskDataCache.key("u")
+        try Data(repeating: 3, count: 3000).write(to: URL(fileURLWithPath: dataPath), options: .atomic)
         #expect(cache.read("u") == nil)
         #expect(log.all.contains { $0.contains("do not hash to version") })
         #expect(cachedDataFiles(dir).isEmpty)
         #expect(!cache.updateMetadata(meta), "no metadata without its entry")
+
+        // Damage in place (same file, same length) is found by the next process to read it.
+        #expect(store(large))
+        #expect(cache.read("u")?.bytes == large)
+        let handle = try #require(FileHandle(forWritingAtPath: dataPath))
+        try handle.write(contentsOf: Data([9, 9, 9]))
+        try handle.close()
+        let restartLog = LogSink()
+        let restarted = DiskDataCache(directory: dir, maxBytes: 1 << 20, lowWaterFraction: 0.9, log: { restartLog.append($0) })
+        #expect(restarted.read("u") == nil)
+        #expect(restartLog.all.contains { $0.contains("do not hash to version") })
     }
 
     @Test func unwritableCacheStillServes() throws {
