@@ -60,11 +60,14 @@ public struct DecodeLimits: Sendable, Equatable {
         }
     }
 
-    /// Throws unless the buffers of `estimate` fit in `maxMemoryBytes`. Decoders call it after
-    /// reading the headers and before allocating any of those buffers.
-    func check(_ estimate: DecodeMemoryEstimate) throws {
+    /// Throws unless the buffers of `estimate` fit in `maxMemoryBytes`; returns their total.
+    /// Decoders call it after reading the headers and before allocating any of those buffers,
+    /// and `ImageCodec.memoryEstimate` calls it for the same answer without decoding.
+    @discardableResult
+    func check(_ estimate: DecodeMemoryEstimate) throws -> Int {
         guard let total = estimate.total, total <= maxMemoryBytes else {
             throw ImageCodecError(.limitExceeded, "\(estimate), over the \(maxMemoryBytes) byte memory limit")
         }
+        return total
     }
 }

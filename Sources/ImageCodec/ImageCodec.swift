@@ -23,6 +23,21 @@ public enum ImageCodec {
         }
     }
 
+    /// The bytes `decode(bytes, scale:, limits:)` would allocate for its buffers (the figure
+    /// it checks against `limits.maxMemoryBytes`), from the headers alone: nothing is
+    /// inflated or decoded. Callers that run several decodes at once use it to share a memory
+    /// budget before starting one. Throws what `decode` would throw for damaged or
+    /// unsupported headers and `.limitExceeded` when the decode would be refused; problems in
+    /// the compressed data itself show up only when decoding.
+    public static func memoryEstimate(_ bytes: [UInt8], scale: DecodeScale = .full, limits: DecodeLimits = .default) throws -> Int {
+        try limits.check(inputBytes: bytes.count)
+        switch ImageFormat.sniff(bytes) {
+        case .jpeg: return try limits.check(JPEGDecoder.memoryEstimate(bytes, scale: scale.numerator, limits: limits))
+        case .png: return try limits.check(PNGDecoder.memoryEstimate(bytes, reduction: 8 / scale.numerator, limits: limits))
+        case nil: throw ImageCodecError(.notAnImage, "not a JPEG or PNG file")
+        }
+    }
+
     /// The smallest reduction whose output is still at least `minWidth` × `minHeight` in stored
     /// orientation: what a thumbnail needs before an exact resample.
     public static func scale(for info: ImageInfo, minWidth: Int, minHeight: Int) -> DecodeScale {

@@ -1,12 +1,13 @@
 import Synchronization
 
-/// Counters and the decode-time histogram of one pipeline, rendered as Prometheus text.
+/// Counters, gauges and the decode-time histogram of one pipeline, rendered as Prometheus text.
 /// One uncontended lock per count is far below the cost of a render, so plain locks suffice.
 final class PipelineMetrics: Sendable {
     enum Counter: Int, CaseIterable {
         case requests, renderHits, renderMisses, diskHits, diskMisses
         case originFetches, originBytes, coalescedWaits, renders, passthroughs, overloaded, diskWriteFailures
         case revalidations, revalidationsNotModified, revalidationReplacements, revalidationFailures, staleServedOnError
+        case decodeBudgetWaits, decodeBudgetRefusals
 
         var name: String {
             switch self {
@@ -27,6 +28,8 @@ final class PipelineMetrics: Sendable {
             case .revalidationReplacements: return "pipeline_revalidation_replacements_total"
             case .revalidationFailures: return "pipeline_revalidation_failures_total"
             case .staleServedOnError: return "pipeline_stale_served_on_error_total"
+            case .decodeBudgetWaits: return "pipeline_decode_budget_waits_total"
+            case .decodeBudgetRefusals: return "pipeline_decode_budget_refusals_total"
             }
         }
 
@@ -42,13 +45,33 @@ final class PipelineMetrics: Sendable {
             case .coalescedWaits: return "Callers that waited for an identical fetch or render in flight."
             case .renders: return "Images decoded and encoded."
             case .passthroughs: return "Renders answered with the original bytes."
-            case .overloaded: return "Renders refused because the render queue was full."
+            case .overloaded: return "Renders refused because the render queue was full or decode memory did not free up in time."
             case .diskWriteFailures: return "Originals that could not be written to the disk cache."
             case .revalidations: return "Requests to origins that checked a cached original past its revalidation age."
             case .revalidationsNotModified: return "Revalidations that found the original unchanged (304, or the same bytes)."
             case .revalidationReplacements: return "Cached originals replaced by changed bytes from their origin."
             case .revalidationFailures: return "Revalidations that failed (timeout, error status, not an image); the cached bytes stay."
             case .staleServedOnError: return "Requests answered from a cached original past its age because its revalidation failed."
+            case .decodeBudgetWaits: return "Renders that waited for other decodes to return decode memory budget."
+            case .decodeBudgetRefusals: return "Renders refused by the decode memory budget (waited too long, or larger than the whole budget)."
+            }
+        }
+    }
+
+    enum Gauge: Int, CaseIterable {
+        case decodeBudgetReservedBytes, decodeBudgetBytes
+
+        var name: String {
+            switch self {
+            case .decodeBudgetReservedBytes: return "pipeline_decode_budget_reserved_bytes"
+            case .decodeBudgetBytes: return "pipeline_decode_budget_bytes"
+            }
+        }
+
+        var help: String {
+            switch self {
+            case .decodeBudgetReservedBytes: return "Decode memory reserved now by renders in progress."
+            case .decodeBudgetBytes: return "Decode memory that renders may reserve at once."
             }
         }
     }
@@ -57,6 +80,7 @@ final class PipelineMetrics: Sendable {
     static let decodeBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
 
     private let counters = Mutex<[Int]>([Int](repeating: 0, count: Counter.allCases.count))
+    private let gauges = Mutex<[Int]>([Int](repeating: 0, count: Gauge.allCases.count))
     private let errors = Mutex<[String: Int]>([:])
     private let histogram = Mutex<(buckets: [Int], count: Int, sum: Double)>(([Int](repeating: 0, count: PipelineMetrics.decodeBuckets.count), 0, 0))
 
@@ -68,6 +92,14 @@ final class PipelineMetrics: Sendable {
 
     func value(_ counter: Counter) -> Int {
         counters.withLock { $0[counter.rawValue] }
+    }
+
+    func set(_ gauge: Gauge, _ n: Int) {
+        gauges.withLock { $0[gauge.rawValue] = n }
+    }
+
+    func value(_ gauge: Gauge) -> Int {
+        gauges.withLock { $0[gauge.rawValue] }
     }
 
     func error(_ error: PipelineError) {
@@ -87,6 +119,9 @@ final class PipelineMetrics: Sendable {
         var out = ""
         for c in Counter.allCases {
             out += "# HELP \(c.name) \(c.help)\n# TYPE \(c.name) counter\n\(c.name) \(value(c))\n"
+        }
+        for g in Gauge.allCases {
+            out += "# HELP \(g.name) \(g.help)\n# TYPE \(g.name) gauge\n\(g.name) \(value(g))\n"
         }
         out += "# HELP pipeline_errors_total Failed requests by kind.\n# TYPE pipeline_errors_total counter\n"
         for (kind, n) in errors.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {

@@ -65,8 +65,32 @@ public struct PipelineConfiguration: Sendable {
     /// Renders allowed to wait for a slot; more are refused with `.overloaded`. Default 2 × cores.
     public var renderQueueLength: Int = 2 * ProcessInfo.processInfo.activeProcessorCount
     /// Pixel, dimension and byte bounds for decoding originals, and the buffers one decode may
-    /// allocate (`maxMemoryBytes`: decoding memory at worst is that times `maxConcurrentRenders`).
+    /// allocate (`maxMemoryBytes`; what all decodes together hold is `decodeMemoryBudget`).
     public var decodeLimits: DecodeLimits = .default
+    /// Decode memory all renders of this process may hold at once, in bytes: each render
+    /// reserves its decode's estimate first and waits while the rest is taken (see
+    /// `DecodeMemoryBudget`). nil (the default) means twice `decodeLimits.maxMemoryBytes`.
+    /// A value below `decodeLimits.maxMemoryBytes` also lowers that limit: a decode larger
+    /// than the whole budget is `.tooLarge`.
+    public var decodeMemoryBudgetBytes: Int?
+    /// The budget in effect: `decodeMemoryBudgetBytes`, else twice the per-decode limit, 1.5 GiB
+    /// by default. Twice, so that two of the largest decodes allowed (a 100 MP progressive JPEG
+    /// at full size, about 730 MB) still run side by side and keep two cores busy, while a
+    /// burst of them holds 1.5 GiB rather than 768 MiB × `maxConcurrentRenders` (6 GiB on 4
+    /// cores). Ordinary photos never wait: a 24 MP JPEG needs about 75 MB at full size and a
+    /// few MB at the 1/8 scale most thumbnails decode at. In bytes, not per core, because the
+    /// machine's memory, not its cores, is what it protects.
+    public var decodeMemoryBudget: Int {
+        if let decodeMemoryBudgetBytes { return decodeMemoryBudgetBytes }
+        let (double, overflow) = decodeLimits.maxMemoryBytes.multipliedReportingOverflow(by: 2)
+        return overflow ? .max : double
+    }
+    /// Longest wait of a render for decode memory, in seconds; after it the render is refused
+    /// with `.overloaded` (503 + Retry-After). Default 10: time for one or two of the largest
+    /// decodes ahead of it to finish (a few seconds each on 2 cores), and well under a
+    /// proxy's read timeout (nginx: 60 s), so the client gets a prompt 503 rather than a 504.
+    /// The waiting render holds its render slot meanwhile.
+    public var decodeMemoryBudgetWait: TimeInterval = 10
     /// Where the pipeline's log lines go (one line per call). Default: standard error.
     public var log: @Sendable (String) -> Void = { line in
         FileHandle.standardError.write(Data(("image-pipeline: " + line + "\n").utf8))
@@ -125,7 +149,8 @@ public enum PipelineError: Error, Sendable, Equatable {
     /// Decoding would pass the decode limits (pixels, or the memory `maxMemoryBytes` allows at
     /// the scale this size needs) (422). Refused before allocating; the original is intact.
     case tooLarge(String)
-    /// Too many renders queued (503 with Retry-After).
+    /// Too many renders queued, or the decode memory budget did not free up in time (503 with
+    /// Retry-After).
     case overloaded
     /// The source URL is not allowed (outside the library, unknown scheme) (404).
     case sourceNotAllowed(String)
@@ -141,7 +166,7 @@ extension PipelineError: CustomStringConvertible {
         case .notAnImage(let s): return "not an image: \(s)"
         case .undecodable(let s): return "undecodable: \(s)"
         case .tooLarge(let s): return "too large: \(s)"
-        case .overloaded: return "overloaded: too many renders queued"
+        case .overloaded: return "overloaded: too many renders queued, or no decode memory free in time"
         case .sourceNotAllowed(let s): return "source not allowed: \(s)"
         }
     }

@@ -29,6 +29,8 @@ final class PipelineEngine: Sendable {
     let disk: DiskDataCache
     let fetcher: OriginFetcher
     let limiter: RenderLimiter
+    /// Decode memory shared by the renders that `limiter` lets run at once.
+    let budget: DecodeMemoryBudget
     /// Versions of remote originals and their background revalidation.
     let revalidator: OriginRevalidator
     private let fetches: Coalescer<String, Original>
@@ -49,6 +51,10 @@ final class PipelineEngine: Sendable {
         limiter = RenderLimiter(maxActive: configuration.maxConcurrentRenders, maxQueued: configuration.renderQueueLength)
         revalidator = OriginRevalidator(configuration: configuration, disk: disk, fetcher: fetcher, metrics: metrics)
         let m = metrics
+        m.set(.decodeBudgetBytes, configuration.decodeMemoryBudget)
+        budget = DecodeMemoryBudget(totalBytes: configuration.decodeMemoryBudget, maxWait: configuration.decodeMemoryBudgetWait,
+                                    onWait: { m.add(.decodeBudgetWaits) }, onRefusal: { m.add(.decodeBudgetRefusals) },
+                                    onReservedChange: { m.set(.decodeBudgetReservedBytes, $0) })
         fetches = Coalescer(onWait: { m.add(.coalescedWaits) })
         renders = Coalescer(onWait: { m.add(.coalescedWaits) })
     }
@@ -214,7 +220,7 @@ final class PipelineEngine: Sendable {
     private func thumbnail(_ original: Original, spec: SizeSpec) throws(PipelineError) -> RenderedImage {
         let options = ThumbnailOptions(jpegQuality: configuration.jpegQuality, decodeHeadroom: configuration.decodeHeadroom,
                                        limits: configuration.decodeLimits)
-        let t = try Thumbnailer.render(original.bytes, mode: spec.mode, options: options)
+        let t = try Thumbnailer.render(original.bytes, mode: spec.mode, options: options, budget: budget)
         if t.passthrough {
             metrics.add(.passthroughs)
         } else {

@@ -41,9 +41,9 @@ public struct Thumbnail: Sendable {
 /// Turns original bytes into one sized, upright, encoded image.
 ///
 /// probe → plan on the displayed (oriented) size → the same plan in stored orientation → the
-/// smallest decode scale that still covers the planned size times the headroom → decode →
-/// one Lanczos-3 pass from the exact source area of the crop to the output size → orient →
-/// encode. Everything that goes wrong is a `PipelineError`.
+/// smallest decode scale that still covers the planned size times the headroom → reserve the
+/// decode's memory → decode → one Lanczos-3 pass from the exact source area of the crop to the
+/// output size → release → orient → encode. Everything that goes wrong is a `PipelineError`.
 public enum Thumbnailer {
     /// Decode headroom default, chosen with the thumb benchmark's headroom study (480 px fit
     /// of the 8 bench photos; PSNR against Pillow's full decode + Lanczos at the same size):
@@ -60,8 +60,16 @@ public enum Thumbnailer {
 
     /// Renders `bytes` to `mode`. The bytes are consumed: once decoded they are released (when
     /// the caller holds no other reference), so a 20 MB original does not stay resident
-    /// through resampling and encoding.
+    /// through resampling and encoding. No decode memory budget applies here: the pipeline
+    /// shares one between its renders (`DecodeMemoryBudget`).
     public static func render(_ bytes: consuming [UInt8], mode: ResizeMode, options: ThumbnailOptions = ThumbnailOptions()) throws(PipelineError) -> Thumbnail {
+        try render(consume bytes, mode: mode, options: options, budget: .unbounded)
+    }
+
+    /// `render`, holding the decode's memory estimate in `budget` from before the decode until
+    /// the decoded bitmap has been resampled (the bitmap is part of the estimate).
+    static func render(_ bytes: consuming [UInt8], mode: ResizeMode, options: ThumbnailOptions,
+                       budget: DecodeMemoryBudget) throws(PipelineError) -> Thumbnail {
         let info = try codec { try ImageCodec.probe(bytes, limits: options.limits) }
         let plan = mode.plan(width: info.orientedWidth, height: info.orientedHeight, allowUpscale: false)
         guard plan.outputWidth > 0, plan.outputHeight > 0, plan.scaledWidth > 0, plan.scaledHeight > 0 else {
@@ -79,24 +87,26 @@ public enum Thumbnailer {
         let stored = storedPlan(plan, orientation: info.orientation)
         let scale = decodeScale(for: info, width: stored.scaledWidth, height: stored.scaledHeight, headroom: options.decodeHeadroom)
 
-        let start = DispatchTime.now().uptimeNanoseconds
-        let decoded = try codec { [bytes] in try ImageCodec.decode(bytes, scale: scale, limits: options.limits).bitmap }
-        let decodeSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        bytes = []
+        let needed = try codec { [bytes] in try ImageCodec.memoryEstimate(bytes, scale: scale, limits: options.limits) }
+        var decodeSeconds = 0.0
+        var bitmap = try budget.withReservation(needed) { () throws(PipelineError) -> Bitmap in
+            let start = DispatchTime.now().uptimeNanoseconds
+            let decoded = try codec { [bytes] in try ImageCodec.decode(bytes, scale: scale, limits: options.limits).bitmap }
+            decodeSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            bytes = []
 
-        var bitmap: Bitmap
-        if scale == .full, stored.scaledWidth == decoded.width, stored.scaledHeight == decoded.height {
-            bitmap = try codec {
-                try decoded.cropped(x: stored.cropX, y: stored.cropY, width: stored.outputWidth, height: stored.outputHeight)
+            if scale == .full, stored.scaledWidth == decoded.width, stored.scaledHeight == decoded.height {
+                return try codec {
+                    try decoded.cropped(x: stored.cropX, y: stored.cropY, width: stored.outputWidth, height: stored.outputHeight)
+                }
             }
-        } else {
             // Scale and crop in one pass over the exact source area: a decode at M/8 is
             // ceil(size·M/8) pixels but the picture ends inside the last one, and resizing
             // the whole bitmap would shift and stretch it by up to a pixel.
             var region = stored.sourceRegion(sourceWidth: info.width, sourceHeight: info.height, decodeScale: scale)
             region.width = min(region.width, Double(decoded.width) - region.x)
             region.height = min(region.height, Double(decoded.height) - region.y)
-            bitmap = try codec {
+            return try codec {
                 try Resampler.resize(decoded, width: stored.outputWidth, height: stored.outputHeight, region: region)
             }
         }

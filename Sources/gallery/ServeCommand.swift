@@ -102,6 +102,7 @@ struct ServeOptions {
             }
             options.tuning.values[knob.flag] = value
         }
+        try options.tuning.validate()
         return options
     }
 
@@ -144,6 +145,7 @@ struct PipelineTuning {
         Knob(flag: "--disk-cache-bytes", variable: "GALLERY_DISK_CACHE_BYTES", maximum: Double(1 << 46)) { $0.diskCacheBytes = Int($1) },
         Knob(flag: "--render-cache-bytes", variable: "GALLERY_RENDER_CACHE_BYTES", maximum: Double(1 << 40)) { $0.renderCacheBytes = Int($1) },
         Knob(flag: "--decode-max-bytes", variable: "GALLERY_DECODE_MAX_BYTES", maximum: Double(1 << 40)) { $0.decodeLimits.maxMemoryBytes = Int($1) },
+        Knob(flag: "--decode-budget-bytes", variable: "GALLERY_DECODE_BUDGET_BYTES", maximum: Double(1 << 41)) { $0.decodeMemoryBudgetBytes = Int($1) },
         Knob(flag: "--jpeg-quality", variable: "GALLERY_JPEG_QUALITY", maximum: 100) { $0.jpegQuality = Int($1) },
         Knob(flag: "--max-renders", variable: "GALLERY_MAX_RENDERS", maximum: 1024) { $0.maxConcurrentRenders = Int($1) },
     ]
@@ -152,6 +154,17 @@ struct PipelineTuning {
 
     func apply(to configuration: inout PipelineConfiguration) {
         for knob in PipelineTuning.flags { if let v = values[knob.flag] { knob.set(&configuration, v) } }
+    }
+
+    /// Refuses knob values that contradict each other: a decode budget below the per-decode
+    /// limit would turn away, as too large, decodes the limit allows.
+    func validate() throws {
+        var configuration = PipelineConfiguration(cacheDirectory: "", libraryRoot: "")
+        apply(to: &configuration)
+        let limit = configuration.decodeLimits.maxMemoryBytes
+        guard configuration.decodeMemoryBudget >= limit else {
+            throw ServeOptions.Problem(description: "--decode-budget-bytes wants at least --decode-max-bytes (\(limit))")
+        }
     }
 }
 

@@ -95,6 +95,39 @@ import Testing
         #expect(try ImageCodec.decode(interlaced).bitmap == bitmap)
     }
 
+    /// `ImageCodec.memoryEstimate` is the figure decode checks: a limit of exactly the
+    /// estimate decodes, one byte less is refused, at every scale, for sequential and
+    /// progressive JPEGs and plain and interlaced PNGs.
+    @Test(arguments: ["jpeg/generated/odd_1001x667_420.jpg", "jpeg/generated/odd_1001x667_422_prog.jpg",
+                      "jpeg/generated/flower_cmyk_adobe_q85.jpg", "png/pngsuite/basi2c08.png", "png/pngsuite/basn6a16.png"])
+    func memoryEstimateIsWhatDecodeChecks(_ file: String) throws {
+        let bytes = try [UInt8](Data(contentsOf: JPEGFixtures.root.deletingLastPathComponent().appendingPathComponent(file)))
+        for scale in [DecodeScale.eighth, .quarter, .half, .full] {
+            let estimate = try ImageCodec.memoryEstimate(bytes, scale: scale)
+            #expect(Self.needed { try ImageCodec.decode(bytes, scale: scale, limits: DecodeLimits(maxMemoryBytes: 0)) } == estimate,
+                    "\(file) at \(scale)")
+            #expect(Self.refusal { try ImageCodec.decode(bytes, scale: scale, limits: DecodeLimits(maxMemoryBytes: estimate - 1)) } != nil)
+            #expect(try ImageCodec.decode(bytes, scale: scale, limits: DecodeLimits(maxMemoryBytes: estimate)).bitmap.pixels.count > 0)
+        }
+    }
+
+    /// Without decoding, the estimate throws what decode throws for the headers: the hostile
+    /// header's refusal word for word, not-an-image, a damaged header.
+    @Test func memoryEstimateThrowsWhatDecodeThrows() throws {
+        let hostile = MemoryLimitFiles.progressiveHeader(width: 10_000, height: 10_000, components: 3)
+        let fromEstimate = try #require(Self.refusal { try ImageCodec.memoryEstimate(hostile) })
+        let fromDecode = try #require(Self.refusal { try ImageCodec.decode(hostile) })
+        #expect(fromEstimate.message == fromDecode.message)
+        #expect(try ImageCodec.memoryEstimate(hostile, scale: .eighth) < DecodeLimits.default.maxMemoryBytes)
+        let cases: [[UInt8]] = [Array("GIF89a".utf8) + [UInt8](repeating: 0, count: 32), Array(hostile.prefix(40))]
+        for bytes in cases {
+            var estimateKind: ImageCodecError.Kind?, decodeKind: ImageCodecError.Kind?
+            do { _ = try ImageCodec.memoryEstimate(bytes) } catch let e as ImageCodecError { estimateKind = e.kind }
+            do { _ = try ImageCodec.decode(bytes) } catch let e as ImageCodecError { decodeKind = e.kind }
+            #expect(estimateKind != nil && estimateKind == decodeKind)
+        }
+    }
+
     /// A size that overflows `Int` is never "within" a limit, not even `.max`.
     @Test func overflowingEstimateIsRefused() {
         var estimate = DecodeMemoryEstimate("test image")

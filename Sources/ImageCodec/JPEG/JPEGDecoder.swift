@@ -25,13 +25,10 @@ enum JPEGDecoder {
             guard let base = buf.baseAddress else { throw ImageCodecError(.truncated, "empty JPEG input") }
             var warnings: [String] = []
             var h = try readHeaders(buf, limits: limits, warnings: &warnings)
-            let colorSpace = JPEGColorSpace(frame: h.frame, metadata: h.metadata)
-            let plan = try DecodePlan(frame: h.frame, scale: scale, colorSpace: colorSpace)
-            let layout: Bitmap.Layout = colorSpace == .gray ? .gray : .rgb
-            let count = try Bitmap.byteCount(width: plan.outWidth, height: plan.outHeight, layout: layout)
-            let multiScan = h.frame.progressive || h.firstScan.components.count < h.frame.components.count
-            try limits.check(memoryEstimate(h.frame, plan: plan, multiScan: multiScan, outputBytes: count))
-            let store = multiScan ? try CoefficientStore(plan: plan) : nil
+            let sizing = try Sizing(h, scale: scale)
+            try limits.check(sizing.memory)
+            let plan = sizing.plan, layout = sizing.layout, count = sizing.outputBytes
+            let store = sizing.multiScan ? try CoefficientStore(plan: plan) : nil
             // Every output row is written by the renderer (grey where data is missing), so
             // the pixels need no zero fill first.
             let pixels = try [UInt8](unsafeUninitializedCapacity: count) { px, initialized in
@@ -55,6 +52,37 @@ enum JPEGDecoder {
             }
             let bitmap = try Bitmap(width: plan.outWidth, height: plan.outHeight, layout: layout, pixels: pixels)
             return DecodedImage(bitmap: bitmap, info: info(h), warnings: warnings)
+        }
+    }
+
+    /// The buffers `decode` would allocate at `scale`/8, from the headers alone, checked
+    /// against `limits` exactly as `decode` checks them (`ImageCodec.memoryEstimate`).
+    static func memoryEstimate(_ bytes: [UInt8], scale: Int, limits: DecodeLimits) throws -> DecodeMemoryEstimate {
+        try bytes.withUnsafeBufferPointer { buf in
+            var warnings: [String] = []
+            let h = try readHeaders(buf, limits: limits, warnings: &warnings)
+            return try Sizing(h, scale: scale).memory
+        }
+    }
+
+    /// What a decode at one scale allocates, decided from the headers: `decode` allocates by
+    /// it and `memoryEstimate` reports it, so the two cannot drift apart.
+    struct Sizing {
+        let plan: DecodePlan
+        let layout: Bitmap.Layout
+        let outputBytes: Int
+        /// Progressive, or sequential with components spread over several scans: decoded into
+        /// a coefficient store and rendered after the last scan.
+        let multiScan: Bool
+        let memory: DecodeMemoryEstimate
+
+        init(_ h: Headers, scale: Int) throws {
+            let colorSpace = JPEGColorSpace(frame: h.frame, metadata: h.metadata)
+            plan = try DecodePlan(frame: h.frame, scale: scale, colorSpace: colorSpace)
+            layout = colorSpace == .gray ? .gray : .rgb
+            outputBytes = try Bitmap.byteCount(width: plan.outWidth, height: plan.outHeight, layout: layout)
+            multiScan = h.frame.progressive || h.firstScan.components.count < h.frame.components.count
+            memory = JPEGDecoder.memoryEstimate(h.frame, plan: plan, multiScan: multiScan, outputBytes: outputBytes)
         }
     }
 

@@ -20,17 +20,13 @@ enum PNGDecoder {
     /// reduction blocks. The info keeps the stored size. Throws `.limitExceeded` before
     /// allocating when the buffers would pass `limits.maxMemoryBytes`.
     static func decode(_ bytes: [UInt8], reduction: Int, limits: DecodeLimits) throws -> DecodedImage {
-        guard [1, 2, 4, 8].contains(reduction) else {
-            throw ImageCodecError(.invalidArgument, "PNG reduction \(reduction) is not 1, 2, 4 or 8")
-        }
+        try checkReduction(reduction)
         return try bytes.withUnsafeBufferPointer { file in
             var structure = try PNGChunkReader.read(file, limits: limits, verifyImageData: true)
             let header = structure.header
-            let layout = header.outputLayout(hasTransparencyChunk: structure.transparency != nil)
-            let outWidth = (header.width + reduction - 1) / reduction
-            let outHeight = (header.height + reduction - 1) / reduction
-            let count = try Bitmap.byteCount(width: outWidth, height: outHeight, layout: layout)
-            try limits.check(RowPlan.memoryEstimate(header, layout: layout, reduction: reduction, outputBytes: count))
+            let sizing = try Sizing(structure, reduction: reduction)
+            try limits.check(sizing.memory)
+            let layout = sizing.layout, outWidth = sizing.outWidth, outHeight = sizing.outHeight, count = sizing.outputBytes
             let reader = try PNGImageDataReader(file: file, ranges: structure.imageData,
                                                 expectedBytes: header.expectedDataBytes)
             let plan = RowPlan(header: header, layout: layout, expander: PNGPixelExpander(structure), reader: reader)
@@ -47,6 +43,44 @@ enum PNGDecoder {
             structure.warnings += try reader.finish()
             let bitmap = try Bitmap(width: outWidth, height: outHeight, layout: layout, pixels: pixels)
             return DecodedImage(bitmap: bitmap, info: structure.info(), warnings: structure.warnings)
+        }
+    }
+}
+
+extension PNGDecoder {
+    /// The buffers `decode` would allocate at 1/`reduction`, from the chunk structure alone
+    /// (IDAT CRCs are left to the decode), checked against `limits` exactly as `decode` checks
+    /// them (`ImageCodec.memoryEstimate`).
+    static func memoryEstimate(_ bytes: [UInt8], reduction: Int, limits: DecodeLimits) throws -> DecodeMemoryEstimate {
+        try checkReduction(reduction)
+        return try bytes.withUnsafeBufferPointer { file in
+            try Sizing(PNGChunkReader.read(file, limits: limits, verifyImageData: false), reduction: reduction).memory
+        }
+    }
+
+    static func checkReduction(_ reduction: Int) throws {
+        guard [1, 2, 4, 8].contains(reduction) else {
+            throw ImageCodecError(.invalidArgument, "PNG reduction \(reduction) is not 1, 2, 4 or 8")
+        }
+    }
+
+    /// The output of a decode at one reduction and the buffers it allocates, decided from the
+    /// header: `decode` allocates by it and `memoryEstimate` reports it, so the two cannot
+    /// drift apart.
+    struct Sizing {
+        let layout: Bitmap.Layout
+        let outWidth: Int
+        let outHeight: Int
+        let outputBytes: Int
+        let memory: DecodeMemoryEstimate
+
+        init(_ structure: PNGStructure, reduction: Int) throws {
+            let header = structure.header
+            layout = header.outputLayout(hasTransparencyChunk: structure.transparency != nil)
+            outWidth = (header.width + reduction - 1) / reduction
+            outHeight = (header.height + reduction - 1) / reduction
+            outputBytes = try Bitmap.byteCount(width: outWidth, height: outHeight, layout: layout)
+            memory = RowPlan.memoryEstimate(header, layout: layout, reduction: reduction, outputBytes: outputBytes)
         }
     }
 }
