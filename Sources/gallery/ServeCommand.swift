@@ -146,6 +146,7 @@ struct PipelineTuning {
         Knob(flag: "--render-cache-bytes", variable: "GALLERY_RENDER_CACHE_BYTES", maximum: Double(1 << 40)) { $0.renderCacheBytes = Int($1) },
         Knob(flag: "--decode-max-bytes", variable: "GALLERY_DECODE_MAX_BYTES", maximum: Double(1 << 40)) { $0.decodeLimits.maxMemoryBytes = Int($1) },
         Knob(flag: "--decode-budget-bytes", variable: "GALLERY_DECODE_BUDGET_BYTES", maximum: Double(1 << 41)) { $0.decodeMemoryBudgetBytes = Int($1) },
+        Knob(flag: "--decode-budget-wait", variable: "GALLERY_DECODE_BUDGET_WAIT", maximum: 600) { $0.decodeMemoryBudgetWait = $1 },
         Knob(flag: "--jpeg-quality", variable: "GALLERY_JPEG_QUALITY", maximum: 100) { $0.jpegQuality = Int($1) },
         Knob(flag: "--max-renders", variable: "GALLERY_MAX_RENDERS", maximum: 1024) { $0.maxConcurrentRenders = Int($1) },
     ]

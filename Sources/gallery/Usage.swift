@@ -8,7 +8,7 @@ usage:
                   [--origin-connect-timeout S] [--origin-timeout S] [--origin-max-bytes N]
                   [--remote-revalidate-after S | never]
                   [--disk-cache-bytes N] [--render-cache-bytes N] [--decode-max-bytes N]
-                  [--decode-budget-bytes N]
+                  [--decode-budget-bytes N] [--decode-budget-wait S]
                   [--jpeg-quality Q] [--max-renders N]
   gallery decode IN OUT [--scale M/8] [--orient]     write .ppm, .pgm or .pam
   gallery probe IN                                    one JSON line
