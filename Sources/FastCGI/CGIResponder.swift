@@ -8,27 +8,13 @@ struct CGIResponder {
     let maxBodyBytes: Int
 
     func respond() -> Int32 {
-        var params: [String: String] = [:]
-        var cursor = environ
-        while let entry = cursor.pointee {
-            let text = String(cString: entry)
-            if let eq = text.firstIndex(of: "=") { params[String(text[..<eq])] = String(text[text.index(after: eq)...]) }
-            cursor += 1
-        }
-        let declared = Int(params["CONTENT_LENGTH"] ?? "") ?? 0
-        let response: FastCGIResponse
-        if declared > maxBodyBytes {
-            response = FastCGIResponse(status: 413, headers: [("Content-Type", "text/plain; charset=utf-8")],
-                                       body: Array("Request body too large\n".utf8))
-        } else {
-            response = handler.handle(FastCGIRequest(params: params, body: readStdin(declared)))
-        }
+        let response = handler.answer(params: FastCGIRequest.parameters(from: environ), maxBodyBytes: maxBodyBytes,
+                                      readBody: readStdin)
         let ok = writeAll(response.encodedHead()) && (response.omitBody || writeAll(response.body))
         return ok ? 0 : 1
     }
 
     private func readStdin(_ count: Int) -> [UInt8] {
-        guard count > 0 else { return [] }
         var body = [UInt8](repeating: 0, count: count)
         let got = body.withUnsafeMutableBytes { raw -> Int in
             var total = 0

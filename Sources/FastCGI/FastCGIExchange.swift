@@ -6,30 +6,8 @@ struct FastCGIExchange {
     let maxBodyBytes: Int
 
     func serve(with handler: any FastCGIHandler) {
-        let params = readParams()
-        let declared = Int(params["CONTENT_LENGTH"] ?? "") ?? 0
-        let response: FastCGIResponse
-        if declared > maxBodyBytes {
-            response = FastCGIResponse(status: 413, headers: [("Content-Type", "text/plain; charset=utf-8")],
-                                       body: Array("Request body too large\n".utf8))
-        } else {
-            let body = declared > 0 ? readBody(upTo: declared) : []
-            response = handler.handle(FastCGIRequest(params: params, body: body))
-        }
-        write(response)
-    }
-
-    private func readParams() -> [String: String] {
-        var params: [String: String] = [:]
-        guard var cursor = request.pointee.envp else { return params }
-        while let entry = cursor.pointee {
-            let text = String(cString: entry)
-            if let eq = text.firstIndex(of: "=") {
-                params[String(text[..<eq])] = String(text[text.index(after: eq)...])
-            }
-            cursor += 1
-        }
-        return params
+        write(handler.answer(params: FastCGIRequest.parameters(from: request.pointee.envp), maxBodyBytes: maxBodyBytes,
+                             readBody: readBody(upTo:)))
     }
 
     private func readBody(upTo count: Int) -> [UInt8] {

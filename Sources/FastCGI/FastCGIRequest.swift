@@ -58,3 +58,20 @@ public struct FastCGIRequest: Sendable {
     /// All HTTP request headers (HTTP_* parameters) with their CGI names.
     public var headers: [String: String] { params.filter { $0.key.hasPrefix("HTTP_") } }
 }
+
+extension FastCGIRequest {
+    /// Parameters from a NULL-terminated array of "NAME=value" strings: a CGI process's
+    /// environment or libfcgi's `envp`.
+    static func parameters(from environment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> [String: String] {
+        var params: [String: String] = [:]
+        guard var cursor = environment else { return params }
+        while let entry = cursor.pointee {
+            let text = String(cString: entry)
+            if let eq = text.firstIndex(of: "=") {
+                params[String(text[..<eq])] = String(text[text.index(after: eq)...])
+            }
+            cursor += 1
+        }
+        return params
+    }
+}

@@ -67,3 +67,17 @@ public struct FastCGIResponse: Sendable {
 public protocol FastCGIHandler: Sendable {
     func handle(_ request: FastCGIRequest) -> FastCGIResponse
 }
+
+extension FastCGIHandler {
+    /// The answer to one request, for both transports (FastCGI and plain CGI): 413 without
+    /// reading the body when its declared CONTENT_LENGTH is over `maxBodyBytes`, else this
+    /// handler's answer to the parameters and the body `readBody` returns for that length.
+    func answer(params: [String: String], maxBodyBytes: Int, readBody: (Int) -> [UInt8]) -> FastCGIResponse {
+        let declared = Int(params["CONTENT_LENGTH"] ?? "") ?? 0
+        guard declared <= maxBodyBytes else {
+            return FastCGIResponse(status: 413, headers: [("Content-Type", "text/plain; charset=utf-8")],
+                                   body: Array("Request body too large\n".utf8))
+        }
+        return handle(FastCGIRequest(params: params, body: declared > 0 ? readBody(declared) : []))
+    }
+}
