@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ImageCodec
+import ImageFuzzChecks
 
 // Every input the fuzzers ever found (deploy/fuzz saves them to Tests/FuzzFindings/<target>/)
 // stays here as a regression input: each must come back as a value or a thrown
@@ -17,10 +18,6 @@ private func findings(_ target: String) -> [URL] {
     return names.filter { !$0.hasPrefix(".") && !$0.hasPrefix("README") }.sorted().map { dir.appendingPathComponent($0) }
 }
 
-/// The same limits as the fuzz targets, so an input that needed them still finishes quickly.
-private let fuzzLimits = DecodeLimits(maxPixels: 16_000_000, maxDimension: 16_384, maxScans: 256,
-                                      maxInputBytes: 8 << 20, maxMetadataBytes: 1 << 20)
-
 @Suite("Fuzz findings stay fixed")
 struct FuzzRegressionTests {
     @Test("image findings (fuzz-jpeg, fuzz-png) decode or throw at every scale, sizes consistent")
@@ -29,22 +26,7 @@ struct FuzzRegressionTests {
         for url in findings("fuzz-jpeg") + findings("fuzz-png") {
             let bytes = try [UInt8](Data(contentsOf: url))
             inputs += 1
-            let info = try? ImageCodec.probe(bytes, limits: fuzzLimits)
-            for scale in [DecodeScale.eighth, .quarter, .half, .full] {
-                let image: DecodedImage
-                do {
-                    image = try ImageCodec.decode(bytes, scale: scale, limits: fuzzLimits)
-                } catch is ImageCodecError {
-                    continue
-                }
-                decoded += 1
-                let bitmap = image.bitmap
-                #expect(bitmap.pixels.count == bitmap.width * bitmap.height * bitmap.channels, "\(url.lastPathComponent)")
-                if let info {
-                    let expected = scale.outputSize(width: info.width, height: info.height)
-                    #expect(bitmap.width == expected.width && bitmap.height == expected.height, "\(url.lastPathComponent) at \(scale)")
-                }
-            }
+            #expect(ImageFuzzChecks.problems(bytes, decoded: &decoded) == [], "\(url.lastPathComponent)")
         }
         print("fuzz findings: \(inputs) image inputs, \(decoded) successful decodes, no crash")
     }
