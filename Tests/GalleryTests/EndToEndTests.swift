@@ -76,7 +76,7 @@ import Glibc
         #expect(found)
 
         #expect(stack.stop(), "gallery log: \(stack.galleryLog)")
-        #expect(!GalleryStack.isRunning(stack.galleryPID))
+        #expect(!FaultStack.running(stack.galleryPID))
         #expect(!stack.galleryLog.contains("Fatal error"))
     }
 
@@ -127,7 +127,7 @@ import Glibc
         let library = try TestLibrary.make()
         defer { library.remove() }
         let base = (library.root as NSString).deletingLastPathComponent
-        let pid = try Subprocess.spawn(try GalleryStack.galleryBinary(), [
+        let pid = try Subprocess.spawn(try FaultPaths.gallery.orThrow("gallery binary not built; run `swift build` first"), [
             "serve", "--root", library.root, "--socket", base + "/direct.sock", "--cache-dir", base + "/cache",
             "--templates", Fixtures.repoRoot.path + "/templates", "--public", Fixtures.repoRoot.path + "/public",
             "--log", base + "/direct.log", "--page-wait", "60"])

@@ -23,17 +23,17 @@ final class GalleryStack: @unchecked Sendable {
         self.library = library
         base = (library.root as NSString).deletingLastPathComponent
         run = base + "/run"
-        port = try GalleryStack.freePort()
+        port = try FaultNet.freePort()
         try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: true)
         let repo = Fixtures.repoRoot.path
-        let binary = try GalleryStack.galleryBinary()
+        let binary = try FaultPaths.gallery.orThrow("gallery binary not built; run `swift build` first")
         let socket = run + "/gallery.sock"
 
         try Subprocess.run("/usr/bin/spawn-fcgi", ["-s", socket, "-M", "0666", "-F", "1", "-P", run + "/gallery.pid", "--",
             binary, "serve", "--root", library.root, "--cache-dir", base + "/cache", "--templates", repo + "/templates",
             "--public", repo + "/public", "--log", base + "/gallery.log", "--threads", "4", "--rescan", "0.5",
             "--page-wait", "60"])
-        galleryPID = try GalleryStack.readPID(run + "/gallery.pid")
+        galleryPID = try FaultStack.readPID(run + "/gallery.pid")
 
         try Subprocess.run("/bin/bash", ["-c", "source \"$0\"/deploy/lib.sh && render_nginx_conf \"$1\" \"$2\" \"$3\" \"$4\"",
                                               repo, run + "/nginx", String(port), socket, repo + "/public"])
@@ -51,7 +51,7 @@ final class GalleryStack: @unchecked Sendable {
             try text.write(toFile: conf, atomically: true, encoding: .utf8)
         }
         try Subprocess.run("/usr/sbin/nginx", ["-p", run + "/nginx", "-c", run + "/nginx/nginx.conf", "-e", run + "/nginx/error.log"])
-        nginxPID = try GalleryStack.readPID(run + "/nginx/nginx.pid")
+        nginxPID = try FaultStack.readPID(run + "/nginx/nginx.pid")
 
         for _ in 0..<100 {
             if let r = try? RawHTTP.request(port: port, target: "/healthz", timeoutSeconds: 2), r.status == 200 { return }
@@ -80,53 +80,9 @@ final class GalleryStack: @unchecked Sendable {
         return galleryLog.contains("stopped cleanly")
     }
 
-    /// Whether `pid` is alive and not a zombie (spawn-fcgi's child is reparented and may never be reaped).
-    static func isRunning(_ pid: pid_t) -> Bool {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return false }
-        let state = stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).prefix(1)
-        return state != "Z"
-    }
-
     private static func terminate(_ pid: pid_t) {
         kill(pid, SIGTERM)
-        for _ in 0..<150 where isRunning(pid) { usleep(100_000) }
-        if isRunning(pid) { kill(pid, SIGKILL) }
-    }
-
-    /// The `gallery` executable next to the test bundle (same build configuration).
-    static func galleryBinary() throws -> String {
-        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        var dir = exe.deletingLastPathComponent()
-        for _ in 0..<3 {
-            let candidate = dir.appendingPathComponent("gallery").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            dir = dir.deletingLastPathComponent()
-        }
-        throw Failure(description: "gallery binary not found near \(exe.path); run `swift build` first")
-    }
-
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = 0
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &addr) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
-        }
-        guard ok else { throw Failure(description: "no free port") }
-        return Int(UInt16(bigEndian: addr.sin_port))
-    }
-
-    private static func readPID(_ path: String) throws -> pid_t {
-        for _ in 0..<50 {
-            if let text = try? String(contentsOfFile: path, encoding: .utf8),
-               let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0 { return pid }
-            usleep(100_000)
-        }
-        throw Failure(description: "no pid in \(path)")
+        FaultStack.waitGone(pid, seconds: 15)
+        if FaultStack.running(pid) { kill(pid, SIGKILL) }
     }
 }
