@@ -51,10 +51,9 @@ struct QuantTables {
     ]
 }
 
-/// One table prepared for the vector quantiser in `ForwardDCT`: 256 UInt16 values per table,
+/// One table prepared for the vector quantiser in `ForwardDCT`: 192 UInt16 values per table,
 /// structure of arrays in natural order so each coefficient row is one vector load:
-/// `[0..<64]` the rounding bias 4q, `[64..<128]` the multiplier, `[128..<192]` the scale,
-/// `[192..<256]` the natural index of each zigzag position.
+/// `[0..<64]` the rounding bias 4q, `[64..<128]` the multiplier, `[128..<192]` the scale.
 ///
 /// The FDCT output is 8× the orthonormal DCT, so libjpeg divides by d = 8q and rounds half away
 /// from zero: |c| = floor((|x| + 4q) / d). Division becomes two high-half 16-bit multiplies
@@ -62,12 +61,12 @@ struct QuantTables {
 /// and scale = 2^(17−s), floor(floor(n·m / 2^16) · scale / 2^16) = floor(n·m / 2^(15+s)), which
 /// equals floor(n / d) whenever n·(m·d − 2^(15+s)) < 2^(15+s): true for every n < 2^15, since
 /// m·d − 2^(15+s) < d ≤ 2^s. Here n = |x| + 4q < 2^14 (|x| ≤ 8192 for 8-bit samples), m lies in
-/// 2^15...2^16 − 1 and scale in 2^6...2^14, so all of it is 16-bit. `JPEGEncoderTests` checks
+/// 2^15...2^16 − 1 and scale in 2^6...2^14, so all of it is 16-bit. `ForwardDCTTests` checks
 /// it exhaustively.
 enum QuantDivisors {
-    static let valuesPerTable = 256
+    static let valuesPerTable = 192
 
-    /// The 256 values for `table` (natural order quantisers, 1...255).
+    /// The 192 values for `table` (natural order quantisers, 1...255).
     static func values(table: [UInt16]) -> [UInt16] {
         var out = [UInt16](repeating: 0, count: valuesPerTable)
         for i in 0..<64 {
@@ -76,7 +75,6 @@ enum QuantDivisors {
             out[i] = UInt16(4 * Int(table[i]))
             out[64 + i] = UInt16(((1 << (15 + s)) + d - 1) / d)
             out[128 + i] = UInt16(1 << (17 - s))
-            out[192 + i] = UInt16(QuantTables.zigzag[i])
         }
         return out
     }
