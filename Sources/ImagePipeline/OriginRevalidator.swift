@@ -97,8 +97,12 @@ final class OriginRevalidator: Sendable {
         known.withLock { _ = $0.removeValue(forKey: url) }
     }
 
+    /// Queues a revalidation of `url` when one is due (the original was just read or fetched).
+    func queueIfDue(_ url: String) {
+        _ = current(url)
+    }
+
     /// The version known for `url`, or nil; queues a revalidation when one is due.
-    @discardableResult
     func current(_ url: String) -> String? {
         guard let state = known.withLock({ $0[url] }) else { return nil }
         if isDue(state, now: Date().timeIntervalSince1970) { enqueue(url) }

@@ -159,7 +159,7 @@ final class PipelineEngine: Sendable {
                 return Original(bytes: fetched.bytes, format: fetched.format, version: version, fromDiskCache: false)
             }
         }
-        revalidator.current(key)
+        revalidator.queueIfDue(key)
         return original
     }
 
