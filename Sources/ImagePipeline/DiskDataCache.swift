@@ -13,8 +13,8 @@ import Synchronization
 /// entry while other processes read it, and two renames are not one atomic step, so a reader
 /// checks the bytes against the metadata's version (their SHA-256; once per data file per
 /// process, see `verified`) and reads again once when they disagree: it sees a whole entry, old
-/// or new, or none. The data file's mtime is its last
-/// access (one futimens per hit, no rewrite of the JSON), which is what LRU eviction sorts by.
+/// or new, or none. The data file's mtime is its last access (one futimens per hit, no rewrite
+/// of the JSON), which is what LRU eviction sorts by.
 final class DiskDataCache: Sendable {
     /// What is known about an entry besides its bytes.
     struct Metadata: Codable, Sendable, Equatable {
@@ -85,9 +85,9 @@ final class DiskDataCache: Sendable {
 
     /// The entry for `url`, or nil. An entry whose bytes do not match its metadata (length, then
     /// SHA-256 against the version) is read once more, in case a replacement was between its two
-    /// renames, and then deleted (and reported) so the caller fetches it again. Checking the hash
-    /// costs about 4 ms per MB, paid on render-cache misses only; in exchange a version in a URL
-    /// never names other bytes, whether the cause is a concurrent replacement or a damaged file.
+    /// renames, and then deleted (and reported) so the caller fetches it again. The hash is
+    /// checked once per data file per process (`verified`); in exchange a version in a URL never
+    /// names other bytes, whether the cause is a concurrent replacement or a damaged file.
     func read(_ url: String) -> (bytes: [UInt8], metadata: Metadata)? {
         let key = Self.key(url)
         var problem = ""
