@@ -87,7 +87,8 @@ final class DiskDataCache: Sendable {
     /// SHA-256 against the version) is read once more, in case a replacement was between its two
     /// renames, and then deleted (and reported) so the caller fetches it again. The hash is
     /// checked once per data file per process (`verified`); in exchange a version in a URL never
-    /// names other bytes, whether the cause is a concurrent replacement or a damaged file.
+    /// names other bytes, whether the cause is a concurrent replacement or a file damaged
+    /// before this process first read it.
     func read(_ url: String) -> (bytes: [UInt8], metadata: Metadata)? {
         let key = Self.key(url)
         var problem = ""
