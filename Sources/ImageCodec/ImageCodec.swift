@@ -7,6 +7,7 @@ public enum ImageCodec {
         switch ImageFormat.sniff(bytes) {
         case .jpeg: return try JPEGDecoder.probe(bytes, limits: limits)
         case .png: return try PNGDecoder.probe(bytes, limits: limits)
+        case .heif, .webp: throw notYetDecoded
         case nil: throw ImageCodecError(.notAnImage, "not a JPEG or PNG file")
         }
     }
@@ -19,6 +20,7 @@ public enum ImageCodec {
         switch ImageFormat.sniff(bytes) {
         case .jpeg: return try JPEGDecoder.decode(bytes, scale: scale.numerator, limits: limits)
         case .png: return try PNGDecoder.decode(bytes, reduction: 8 / scale.numerator, limits: limits)
+        case .heif, .webp: throw notYetDecoded
         case nil: throw ImageCodecError(.notAnImage, "not a JPEG or PNG file")
         }
     }
@@ -34,9 +36,13 @@ public enum ImageCodec {
         switch ImageFormat.sniff(bytes) {
         case .jpeg: return try limits.check(JPEGDecoder.memoryEstimate(bytes, scale: scale.numerator, limits: limits))
         case .png: return try limits.check(PNGDecoder.memoryEstimate(bytes, reduction: 8 / scale.numerator, limits: limits))
+        case .heif, .webp: throw notYetDecoded
         case nil: throw ImageCodecError(.notAnImage, "not a JPEG or PNG file")
         }
     }
+
+    /// Recognised formats whose decoders are still being written.
+    private static var notYetDecoded: ImageCodecError { ImageCodecError(.unsupported, "HEIF and WebP decoding are not available in this build") }
 
     /// The smallest reduction whose output is still at least `minWidth` × `minHeight` in stored
     /// orientation: what a thumbnail needs before an exact resample.

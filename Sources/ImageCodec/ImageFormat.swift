@@ -2,23 +2,37 @@
 public enum ImageFormat: String, Sendable, Equatable {
     case jpeg
     case png
+    /// HEIF still images with HEVC-coded items (HEIC, and `.hif` from cameras).
+    case heif
+    /// WebP (RIFF with a VP8, VP8L or VP8X chunk).
+    case webp
 
     /// The MIME type an HTTP response should carry.
     public var mimeType: String {
         switch self {
         case .jpeg: return "image/jpeg"
         case .png: return "image/png"
+        case .heif: return "image/heic"
+        case .webp: return "image/webp"
         }
     }
+
+    /// `ftyp` major brands of HEIF files whose primary image is HEVC-coded (or may be: `mif1`
+    /// and `msf1` are generic and are checked item by item when decoding).
+    static let heifBrands: Set<String> = ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"]
 
     /// The format whose signature starts `bytes`, or nil.
     public static func sniff<C: Collection>(_ bytes: C) -> ImageFormat? where C.Element == UInt8 {
         var it = bytes.makeIterator()
         var head = [UInt8]()
         head.reserveCapacity(8)
-        while head.count < 8, let b = it.next() { head.append(b) }
+        while head.count < 16, let b = it.next() { head.append(b) }
         if head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF { return .jpeg }
-        if head == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] { return .png }
+        if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
+        if head.count >= 12, head[0...3].elementsEqual("RIFF".utf8), head[8...11].elementsEqual("WEBP".utf8) { return .webp }
+        if head.count >= 12, head[4...7].elementsEqual("ftyp".utf8), heifBrands.contains(String(decoding: head[8...11], as: UTF8.self)) {
+            return .heif
+        }
         return nil
     }
 }

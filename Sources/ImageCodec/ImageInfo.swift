@@ -20,6 +20,9 @@ public struct ImageInfo: Sendable, Equatable {
     public var exif: ExifMetadata
     /// The embedded ICC profile as stored (JPEG APP2 chunks joined; PNG iCCP inflated), kept, not applied.
     public var iccProfile: [UInt8]?
+    /// H.273 colour description (HEIF `nclx`, HEVC VUI), when the file names its colour space
+    /// that way instead of (or beside) an ICC profile.
+    public var codePoints: ColourCodePoints?
     /// PNG gAMA as a plain number (for example 0.45455), reported, not applied.
     public var gamma: Double?
     /// PNG sRGB rendering intent, reported, not applied.
@@ -28,7 +31,7 @@ public struct ImageInfo: Sendable, Equatable {
     public init(format: ImageFormat, width: Int, height: Int, components: Int, hasAlpha: Bool,
                 bitDepth: Int, progressive: Bool, colorSpace: String, sampling: [String] = [],
                 exif: ExifMetadata = ExifMetadata(), iccProfile: [UInt8]? = nil,
-                gamma: Double? = nil, srgbIntent: Int? = nil) {
+                codePoints: ColourCodePoints? = nil, gamma: Double? = nil, srgbIntent: Int? = nil) {
         self.format = format
         self.width = width
         self.height = height
@@ -40,6 +43,7 @@ public struct ImageInfo: Sendable, Equatable {
         self.sampling = sampling
         self.exif = exif
         self.iccProfile = iccProfile
+        self.codePoints = codePoints
         self.gamma = gamma
         self.srgbIntent = srgbIntent
     }

@@ -117,7 +117,7 @@ public enum Thumbnailer {
         switch format {
         case .png:
             encoded = try codec { try PNGEncoder.encode(bitmap) }
-        case .jpeg:
+        case .jpeg, .heif, .webp:
             let opaque: Bitmap
             switch bitmap.layout {
             case .grayAlpha: opaque = bitmap.converted(to: .gray)
