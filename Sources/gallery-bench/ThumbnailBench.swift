@@ -85,7 +85,7 @@ enum ThumbnailBench {
         headroomStudy(context, photos: photos)
     }
 
-    /// Factors tried for `ThumbnailOptions.decodeHeadroom`.
+    /// Factors tried for `RenderOptions.decodeHeadroom`.
     static let headrooms: [Double] = [1.0, 1.25, 1.5, 2.0]
 
     /// How much the reduced-scale decode must exceed the target: in-process time of the JPEG
@@ -105,17 +105,17 @@ enum ThumbnailBench {
             var row = [(photo as NSString).lastPathComponent]
             var reference: Bitmap?
             for h in headrooms {
-                let lossless = ThumbnailOptions(decodeHeadroom: h, format: .png, allowPassthrough: false)
-                let jpeg = ThumbnailOptions(decodeHeadroom: h, format: .jpeg, allowPassthrough: false)
+                let lossless = RenderOptions(decodeHeadroom: h, format: .png, allowPassthrough: false)
+                let jpeg = RenderOptions(decodeHeadroom: h, format: .jpeg, allowPassthrough: false)
                 var times: [Double] = []
-                var last: Thumbnail?
+                var last: RenderOutcome?
                 for _ in 0..<max(1, context.runs) {
                     let start = DispatchTime.now().uptimeNanoseconds
-                    last = try? Thumbnailer.render(bytes, mode: .fit(maxEdge: size), options: jpeg)
+                    last = try? Renderer.render(bytes, mode: .fit(maxEdge: size), options: jpeg)
                     times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
                 }
                 guard let t = last, let ours = try? ImageCodec.decode(t.image.bytes).bitmap.converted(to: .rgb),
-                      let png = try? Thumbnailer.render(bytes, mode: .fit(maxEdge: size), options: lossless),
+                      let png = try? Renderer.render(bytes, mode: .fit(maxEdge: size), options: lossless),
                       let oursPNG = try? ImageCodec.decode(png.image.bytes).bitmap.converted(to: .rgb) else {
                     row += ["fail", "-", "-", "-"]
                     continue

@@ -42,7 +42,7 @@ enum PipelineCommands {
         let format: ImageFormat? = ext == "jpg" || ext == "jpeg" ? .jpeg : ext == "png" ? .png : nil
         do {
             let bytes = try ImagePipeline.readFile(input)
-            let t = try Thumbnailer.render(consume bytes, mode: mode, options: ThumbnailOptions(jpegQuality: quality, format: format))
+            let t = try Renderer.render(consume bytes, mode: mode, options: RenderOptions(jpegQuality: quality, format: format))
             guard writeFile(output, t.image.bytes) else {
                 printError("gallery thumb: cannot write \(output): \(String(cString: strerror(errno)))")
                 return 1
@@ -50,7 +50,7 @@ enum PipelineCommands {
             return 0
         } catch {
             printError("gallery thumb: \(input): \(error)")
-            return error.kind == "source_not_allowed" ? 1 : 65
+            return error.kind == .sourceNotAllowed ? 1 : 65
         }
     }
 
@@ -92,11 +92,7 @@ enum PipelineCommands {
         config.allowedSizes.formUnion(sizes)
         // The warmer queues its own work: never refuse it as overload.
         config.renderQueueLength = Int.max / 2
-        let pipeline: ImagePipeline
-        do { pipeline = try ImagePipeline(configuration: config) } catch {
-            printError("gallery warm: \(error)")
-            return 1
-        }
+        let pipeline = ImagePipeline(configuration: config)
         return WarmRun(pipeline: pipeline, urls: urls, sizes: sizes).run()
     }
 

@@ -20,7 +20,7 @@ enum ServeCommand {
             var pipelineConfiguration = PipelineConfiguration(cacheDirectory: options.cacheDirectory, libraryRoot: options.root)
             pipelineConfiguration.log = { log("image-pipeline: " + $0) }
             options.tuning.apply(to: &pipelineConfiguration)
-            let pipeline = try ImagePipeline(configuration: pipelineConfiguration)
+            let pipeline = ImagePipeline(configuration: pipelineConfiguration)
             let app = try GalleryApp(configuration: GalleryConfiguration(
                 libraryRoot: options.root, templatesDirectory: options.templates, publicDirectory: options.publicDirectory,
                 siteTitle: options.title, rescanInterval: options.rescanSeconds, pageLookupBudget: options.pageWaitSeconds),
@@ -44,10 +44,10 @@ struct ServeOptions {
     var cacheDirectory: String
     var templates: String
     var publicDirectory: String
-    var title = "Gallery"
+    var title = GalleryConfiguration.defaultSiteTitle
     var logFile: String?
-    var rescanSeconds = 3.0
-    var pageWaitSeconds = 1.0
+    var rescanSeconds = GalleryConfiguration.defaultRescanInterval
+    var pageWaitSeconds = GalleryConfiguration.defaultPageLookupBudget
     var tuning = PipelineTuning()
 
     struct Problem: Error, CustomStringConvertible { var description: String }

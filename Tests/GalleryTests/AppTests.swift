@@ -21,7 +21,7 @@ import Testing
             let repo = Fixtures.repoRoot.path
             app = try GalleryApp(configuration: GalleryConfiguration(
                 libraryRoot: library.root, templatesDirectory: repo + "/templates", publicDirectory: repo + "/public",
-                pageSize: pageSize, pageLookupBudget: 60), pipeline: try ImagePipeline(configuration: pc), watchLibrary: false, log: { _ in })
+                pageSize: pageSize, pageLookupBudget: 60), pipeline: ImagePipeline(configuration: pc), watchLibrary: false, log: { _ in })
         }
 
         deinit { library.remove() }

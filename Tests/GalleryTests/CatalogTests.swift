@@ -1,3 +1,4 @@
+import ImagePipeline
 import Foundation
 import Testing
 @testable import Gallery
@@ -29,7 +30,7 @@ import Testing
             #expect(StableID.isWellFormed(item.id))
             #expect(!item.id.contains("/"))
             if case .file(let rel, let abs) = item.source {
-                #expect(abs.hasPrefix(CatalogScanner.realPath(library.root)! + "/"))
+                #expect(abs.hasPrefix(ImageFiles.realPath(library.root)! + "/"))
                 #expect(item.id == StableID.make("item:" + rel))
             }
         }

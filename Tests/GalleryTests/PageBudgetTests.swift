@@ -28,7 +28,7 @@ import ImagePipeline
         let repo = Fixtures.repoRoot.path
         let app = try GalleryApp(configuration: GalleryConfiguration(
             libraryRoot: root, templatesDirectory: repo + "/templates", publicDirectory: repo + "/public",
-            pageLookupBudget: 0.5), pipeline: try ImagePipeline(configuration: pc), watchLibrary: false, log: { _ in })
+            pageLookupBudget: 0.5), pipeline: ImagePipeline(configuration: pc), watchLibrary: false, log: { _ in })
         func id(_ path: String) -> String { app.catalog.items.values.first { $0.title == path }!.id }
         let album = app.catalog.albums.values.first { $0.title == "Remote" }!.id
         func get(_ uri: String) -> (FastCGIResponse, Double) {

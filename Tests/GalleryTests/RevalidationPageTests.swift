@@ -24,7 +24,7 @@ import Testing
         var pc = PipelineConfiguration(cacheDirectory: base + "/cache", libraryRoot: root)
         pc.log = { _ in }
         pc.remoteRevalidateAfter = 0.5
-        let pipeline = try ImagePipeline(configuration: pc)
+        let pipeline = ImagePipeline(configuration: pc)
         let repo = Fixtures.repoRoot.path
         let app = try GalleryApp(configuration: GalleryConfiguration(
             libraryRoot: root, templatesDirectory: repo + "/templates", publicDirectory: repo + "/public", pageLookupBudget: 60),

@@ -1,4 +1,5 @@
 import Testing
+import ImagePipeline
 @testable import Gallery
 
 @Suite struct RouterTests {
@@ -10,24 +11,27 @@ import Testing
         #expect(Router.route(path: "/album/\(id)", query: "page=2") == .album(id: id, page: 2))
         #expect(Router.route(path: "/photo/\(id)", query: "") == .photo(id: id))
         #expect(Router.route(path: "/original/\(id)", query: "") == .original(id: id))
-        #expect(Router.route(path: "/img/\(id)/240x240", query: "v=abc123") == .image(id: id, spec: "240x240", version: "abc123"))
-        #expect(Router.route(path: "/img/\(id)/960", query: "") == .image(id: id, spec: "960", version: nil))
+        #expect(Router.route(path: "/img/\(id)/240x240", query: "v=abc123") == .image(id: id, spec: SizeSpec(parsing: "240x240")!, version: "abc123"))
+        #expect(Router.route(path: "/img/\(id)/960", query: "") == .image(id: id, spec: SizeSpec(parsing: "960")!, version: nil))
         #expect(Router.route(path: "/healthz", query: "") == .healthz)
         #expect(Router.route(path: "/metrics", query: "") == .metrics)
     }
 
     @Test func refusesMalformedIdsSpecsAndPages() {
         for path in ["/album/0123456789AB", "/album/0123456789a", "/album/0123456789abc", "/photo/", "/photo",
-                     "/img/\(id)/", "/img/\(id)/240x", "/img/\(id)/x240", "/img/\(id)/240x240x2", "/img/\(id)/-1",
-                     "/img/\(id)/1234567", "/album/\(id)/", "//", "/index.html", "/album//\(id)"] {
+                     "/album/\(id)/", "//", "/index.html", "/album//\(id)"] {
             #expect(Router.route(path: path, query: "") == .notFound, "\(path)")
+        }
+        // A size segment that is no size: 400 for a known photo (404 for an unknown id).
+        for size in ["", "240x", "x240", "240x240x2", "-1", "1234567", "0240", "0"] {
+            #expect(Router.route(path: "/img/\(id)/\(size)", query: "") == .badImageSize(id: id), "\(size)")
         }
         #expect(Router.route(path: "/", query: "page=0") == .notFound)
         #expect(Router.route(path: "/", query: "page=-1") == .notFound)
         #expect(Router.route(path: "/", query: "page=abc") == .notFound)
         #expect(Router.route(path: "/", query: "page=99999999999999999999") == .notFound)
         // A malformed version is treated as absent (the handler redirects to the current one).
-        #expect(Router.route(path: "/img/\(id)/480", query: "v=../../x") == .image(id: id, spec: "480", version: nil))
+        #expect(Router.route(path: "/img/\(id)/480", query: "v=../../x") == .image(id: id, spec: SizeSpec(parsing: "480")!, version: nil))
     }
 
     @Test func traversalAndEncodedVariantsNeverRoute() {

@@ -201,7 +201,7 @@ struct SecurityTests {
         pipelineConfiguration.log = { _ in }
         let app = try GalleryApp(configuration: GalleryConfiguration(libraryRoot: base + "/photos",
             templatesDirectory: FaultPaths.repo.path + "/templates", publicDirectory: FaultPaths.repo.path + "/public"),
-            pipeline: try ImagePipeline(configuration: pipelineConfiguration), watchLibrary: false, log: { _ in })
+            pipeline: ImagePipeline(configuration: pipelineConfiguration), watchLibrary: false, log: { _ in })
         var replayed = 0, skipped = 0
         for name in names {
             let bytes = [UInt8](FileManager.default.contents(atPath: dir + "/" + name) ?? Data())

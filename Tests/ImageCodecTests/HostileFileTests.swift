@@ -5,7 +5,7 @@ import ImageCodec
 
 /// Hostile inputs through the public façade (in process: the typed error) and through the
 /// shipped binary (`gallery decode` for the codec, `gallery thumb` for the pipeline's
-/// Thumbnailer) run as a child under /usr/bin/time -v, because the test process's own RSS is
+/// Renderer) run as a child under /usr/bin/time -v, because the test process's own RSS is
 /// polluted by everything else the test run allocated. Every case must finish within 1 s of
 /// CPU and 64 MB peak RSS with a typed error or a (possibly partial) image; the table printed
 /// at the end goes into the issue note.
@@ -301,7 +301,7 @@ enum HostileRunner {
     }
 
     /// `gallery decode IN OUT.pam` (the façade at full scale) and `gallery thumb IN OUT.jpg
-    /// --size 480` (the Thumbnailer); asserts time, memory and a typed answer for each.
+    /// --size 480` (the Renderer); asserts time, memory and a typed answer for each.
     static func check(_ name: String, _ bytes: [UInt8], ext: String, expect: HostileExpectation, decode: Bool = true) throws {
         let binary = try #require(binary, "gallery binary not built next to the tests")
         let dir = NSTemporaryDirectory() + "hostile-\(getpid())-\(UUID().uuidString.prefix(6))"

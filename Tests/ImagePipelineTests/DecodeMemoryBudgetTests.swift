@@ -177,7 +177,7 @@ private final class Holder: Sendable {
         c.renderQueueLength = 0
         c.decodeMemoryBudgetBytes = budget
         c.decodeMemoryBudgetWait = wait
-        return try ImagePipeline(configuration: c)
+        return ImagePipeline(configuration: c)
     }
 
     private var url: String { "file://" + fixturesDir + "/" + Self.file }
@@ -252,7 +252,7 @@ private final class Holder: Sendable {
             _ = try pipeline.render(url: url, spec: Self.specs[0])
             Issue.record("a decode larger than the whole budget ran")
         } catch {
-            #expect(error.kind == "too_large", "\(error)")
+            #expect(error.kind == .tooLarge, "\(error)")
         }
         #expect(pipeline.engine.metrics.value(.renders) == 0)
         #expect(pipeline.engine.metrics.value(.decodeBudgetRefusals) == 1)
@@ -275,11 +275,11 @@ private final class Holder: Sendable {
 
         let (budget, events) = DecodeMemoryBudgetUnitTests.budget(needed)
         #expect(throws: PipelineError.self) {
-            try Thumbnailer.render(damaged, mode: .fit(maxEdge: 32), options: ThumbnailOptions(), budget: budget)
+            try Renderer.render(damaged, mode: .fit(maxEdge: 32), options: RenderOptions(), budget: budget)
         }
         #expect(events.peak.load(ordering: .relaxed) == needed, "the failed render reserved its estimate")
         #expect(budget.reservedBytes == 0)
-        #expect(try Thumbnailer.render(bytes, mode: .fit(maxEdge: 32), options: ThumbnailOptions(), budget: budget).image.width == 32)
+        #expect(try Renderer.render(bytes, mode: .fit(maxEdge: 32), options: RenderOptions(), budget: budget).image.width == 32)
         #expect(events.waits.load(ordering: .relaxed) == 0)
     }
 

@@ -14,11 +14,11 @@ import Testing
         origin.set("/r.jpg", .ok(jpeg, "image/jpeg"))
         let dir = makeTempDir("restart")
         do {
-            let first = try ImagePipeline(configuration: testConfiguration(cacheDir: dir))
+            let first = ImagePipeline(configuration: testConfiguration(cacheDir: dir))
             _ = try first.original(url: origin.url("/r.jpg"))
         }
         #expect(origin.count("/r.jpg") == 1)
-        let second = try ImagePipeline(configuration: testConfiguration(cacheDir: dir))
+        let second = ImagePipeline(configuration: testConfiguration(cacheDir: dir))
         #expect(try second.original(url: origin.url("/r.jpg")).bytes == jpeg)
         #expect(try second.version(url: origin.url("/r.jpg")) == String(SHA256.hex(jpeg).prefix(12)))
         #expect(origin.count("/r.jpg") == 1)
@@ -146,7 +146,7 @@ import Testing
         let blocker = makeTempDir("ro") + "/file"
         #expect(FileManager.default.createFile(atPath: blocker, contents: Data([1])))
         let log = LogSink()
-        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: blocker + "/cache", log: log))
+        let pipeline = ImagePipeline(configuration: testConfiguration(cacheDir: blocker + "/cache", log: log))
         #expect(try pipeline.original(url: origin.url("/ro.jpg")).bytes == jpeg)
         #expect(log.all.contains { $0.contains("uncached") })
         #expect(pipeline.metricsText().contains("pipeline_disk_write_failures_total 1\n"))
@@ -156,8 +156,8 @@ import Testing
         let origin = try TestOrigin()
         origin.set("/two.jpg", .ok(jpeg, "image/jpeg"), delay: 0.5)
         let dir = makeTempDir("two")
-        let a = try ImagePipeline(configuration: testConfiguration(cacheDir: dir))
-        let b = try ImagePipeline(configuration: testConfiguration(cacheDir: dir))
+        let a = ImagePipeline(configuration: testConfiguration(cacheDir: dir))
+        let b = ImagePipeline(configuration: testConfiguration(cacheDir: dir))
         let results = Collector<Bool>()
         runConcurrently(6) { i in
             let p = i % 2 == 0 ? a : b
@@ -174,8 +174,8 @@ import Testing
         let origin = try TestOrigin()
         origin.set("/hang2.jpg", .hang(seconds: 4))
         let dir = makeTempDir("hang2")
-        let a = try ImagePipeline(configuration: testConfiguration(cacheDir: dir))
-        let b = try ImagePipeline(configuration: testConfiguration(cacheDir: dir))
+        let a = ImagePipeline(configuration: testConfiguration(cacheDir: dir))
+        let b = ImagePipeline(configuration: testConfiguration(cacheDir: dir))
         let kinds = Collector<String>()
         let start = Date()
         runConcurrently(2) { i in
@@ -184,7 +184,7 @@ import Testing
                 _ = try p.original(url: origin.url("/hang2.jpg"))
                 kinds.add("ok")
             } catch let error as PipelineError {
-                kinds.add(error.kind)
+                kinds.add(error.kind.rawValue)
             } catch {
                 kinds.add("\(error)")
             }
@@ -206,7 +206,7 @@ import Testing
         let dir = makeTempDir("pipeevict")
         var config = testConfiguration(cacheDir: dir)
         config.diskCacheBytes = 3 * (jpeg.count + 600)
-        let pipeline = try ImagePipeline(configuration: config)
+        let pipeline = ImagePipeline(configuration: config)
         for i in 0..<4 {
             _ = try pipeline.original(url: origin.url("/e\(i).jpg"))
             Thread.sleep(forTimeInterval: 0.02)

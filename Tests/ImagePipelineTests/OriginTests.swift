@@ -15,7 +15,7 @@ import Testing
         let origin = try TestOrigin()
         origin.set("/slow.jpg", .ok(jpeg, "image/jpeg"), delay: 0.5)
         let dir = makeTempDir("coalesce")
-        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: dir))
+        let pipeline = ImagePipeline(configuration: testConfiguration(cacheDir: dir))
         let results = Collector<[UInt8]?>()
         runConcurrently(10) { _ in results.add(try? pipeline.original(url: origin.url("/slow.jpg")).bytes) }
         #expect(origin.count("/slow.jpg") == 1)
@@ -30,7 +30,7 @@ import Testing
         let origin = try TestOrigin()
         origin.set("/a.jpg", .status(500))
         let dir = makeTempDir("500")
-        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: dir))
+        let pipeline = ImagePipeline(configuration: testConfiguration(cacheDir: dir))
         #expect(throws: PipelineError.originFailed(origin.url("/a.jpg") + ": status 500")) {
             try pipeline.original(url: origin.url("/a.jpg"))
         }
@@ -55,12 +55,12 @@ import Testing
         configuration.decodeLimits.maxMemoryBytes = 100_000
         configuration.allowedSizes = [SizeSpec(mode: .fit(maxEdge: 240)), SizeSpec(mode: .fit(maxEdge: 24))]
         for _ in 0..<2 {
-            let pipeline = try ImagePipeline(configuration: configuration)
+            let pipeline = ImagePipeline(configuration: configuration)
             do {
                 _ = try pipeline.render(url: origin.url("/big.jpg"), spec: SizeSpec(mode: .fit(maxEdge: 240)))
                 Issue.record("a full 192x288 decode fitted in 100,000 bytes")
             } catch {
-                #expect(error.kind == "too_large")
+                #expect(error.kind == .tooLarge)
             }
             // The same original at a size that decodes at 1/8 fits the limit.
             let small = try pipeline.render(url: origin.url("/big.jpg"), spec: SizeSpec(mode: .fit(maxEdge: 24)))
@@ -74,12 +74,12 @@ import Testing
         let origin = try TestOrigin()
         origin.set("/p.jpg", .html)
         let dir = makeTempDir("html")
-        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: dir))
+        let pipeline = ImagePipeline(configuration: testConfiguration(cacheDir: dir))
         do {
             _ = try pipeline.original(url: origin.url("/p.jpg"))
             Issue.record("HTML was accepted")
         } catch {
-            #expect(error.kind == "not_an_image")
+            #expect(error.kind == .notAnImage)
         }
         #expect(cachedDataFiles(dir).isEmpty)
         origin.set("/p.jpg", .ok(jpeg, "image/jpeg"))
@@ -98,10 +98,10 @@ import Testing
         let dir = makeTempDir("bad")
         var config = testConfiguration(cacheDir: dir)
         config.maxOriginBytes = 1 << 20
-        let pipeline = try ImagePipeline(configuration: config)
+        let pipeline = ImagePipeline(configuration: config)
 
         func kind(_ path: String) -> String {
-            do { _ = try pipeline.original(url: origin.url(path)); return "ok" } catch { return error.kind }
+            do { _ = try pipeline.original(url: origin.url(path)); return "ok" } catch { return error.kind.rawValue }
         }
         #expect(kind("/short.jpg") == "origin_failed")
         #expect(kind("/huge.jpg") == "origin_failed")
@@ -119,13 +119,13 @@ import Testing
     @Test func slowDripHitsTheTotalTimeout() throws {
         let origin = try TestOrigin()
         origin.set("/drip.jpg", .drip(count: 10_000, interval: 0.2))
-        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("drip")))
+        let pipeline = ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("drip")))
         let start = Date()
         do {
             _ = try pipeline.original(url: origin.url("/drip.jpg"))
             Issue.record("drip finished")
         } catch {
-            #expect(error.kind == "origin_timed_out")
+            #expect(error.kind == .originTimedOut)
         }
         let elapsed = Date().timeIntervalSince(start)
         #expect(elapsed >= 2.5 && elapsed < 6, "total timeout is 3 s, took \(elapsed)")
@@ -133,11 +133,11 @@ import Testing
 
     @Test func fileURLsStayInsideTheLibrary() throws {
         let dir = makeTempDir("files")
-        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: dir))
+        let pipeline = ImagePipeline(configuration: testConfiguration(cacheDir: dir))
         let inside = "file://" + fixturesDir + "/jpeg/generated/orient_1.jpg"
         #expect(try pipeline.original(url: inside).bytes == jpeg)
         func refused(_ url: String) -> Bool {
-            do { _ = try pipeline.original(url: url); return false } catch { return error.kind == "source_not_allowed" }
+            do { _ = try pipeline.original(url: url); return false } catch { return error.kind == .sourceNotAllowed }
         }
         #expect(refused("file:///etc/passwd"))
         #expect(refused("file://" + fixturesDir + "/../Package.swift"))
@@ -150,12 +150,12 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: root + "/escape.jpg", withDestinationPath: fixturesDir + "/jpeg/generated/orient_1.jpg")
         var config = testConfiguration(cacheDir: dir)
         config.libraryRoot = root
-        let confined = try ImagePipeline(configuration: config)
+        let confined = ImagePipeline(configuration: config)
         do {
             _ = try confined.original(url: "file://" + root + "/escape.jpg")
             Issue.record("symlink out of the library was followed")
         } catch {
-            #expect(error.kind == "source_not_allowed")
+            #expect(error.kind == .sourceNotAllowed)
         }
     }
 
@@ -163,7 +163,7 @@ import Testing
         let origin = try TestOrigin()
         origin.set("/v.jpg", .ok(jpeg, "image/jpeg"))
         let dir = makeTempDir("version")
-        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: dir))
+        let pipeline = ImagePipeline(configuration: testConfiguration(cacheDir: dir))
         let expected = String(SHA256.hex(jpeg).prefix(12))
         #expect(try pipeline.version(url: origin.url("/v.jpg")) == expected)
         #expect(try pipeline.version(url: "file://" + fixturesDir + "/jpeg/generated/orient_1.jpg") == expected)
@@ -173,7 +173,7 @@ import Testing
         let root = makeTempDir("vroot")
         var config = testConfiguration(cacheDir: dir)
         config.libraryRoot = root
-        let local = try ImagePipeline(configuration: config)
+        let local = ImagePipeline(configuration: config)
         let path = root + "/x.jpg"
         try Data(jpeg).write(to: URL(fileURLWithPath: path))
         #expect(try local.version(url: "file://" + path) == expected)

@@ -15,7 +15,7 @@ import Testing
     /// every k must render to the same upright pixels as orient_1 (up to IDCT/resampling
     /// rounding of the turned blocks) and to the expected size.
     @Test func fitAndCoverForAllEightOrientations() throws {
-        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("orient")))
+        let pipeline = ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("orient")))
         let cases: [(SizeSpec, Int, Int)] = [
             (SizeSpec(mode: .fit(maxEdge: 120)), 80, 120),
             (SizeSpec(mode: .fit(maxEdge: 240)), 160, 240),
@@ -44,7 +44,7 @@ import Testing
     /// Independent of the fast path: each orientation's thumbnail against a full-size decode,
     /// turned upright with `Orientation.apply`, resized with the resampler to the same size.
     @Test func orientedThumbnailsMatchAFullDecodeReference() throws {
-        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("orientref")))
+        let pipeline = ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("orientref")))
         var worst = Double.infinity
         for k in 1...8 {
             let bytes = try fixtureBytes("jpeg/generated/orient_\(k).jpg")
@@ -63,7 +63,7 @@ import Testing
     /// A picture already within the size, upright and in the output format is served as is;
     /// the same picture stored turned is rendered (rotated) instead.
     @Test func passthroughOnlyWhenNothingChanges() throws {
-        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("pass")))
+        let pipeline = ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("pass")))
         let original = try fixtureBytes("jpeg/generated/orient_1.jpg")
         let same = try pipeline.render(url: fixtureURL("orient_1.jpg"), spec: SizeSpec(mode: .fit(maxEdge: 480)))
         #expect(same.bytes == original)
@@ -82,7 +82,7 @@ import Testing
         let original = try fixtureBytes("jpeg/generated/odd_1001x667_420.jpg")
         let origin = try TestOrigin()
         origin.set("/photo.jpg", .ok(original, "image/jpeg"), delay: 0.1)
-        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("screens")))
+        let pipeline = ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("screens")))
         let list = SizeSpec(mode: .cover(width: 240, height: 240))
         let detail = SizeSpec(mode: .fit(maxEdge: 960))
         let order = listFirst ? [list, detail] : [detail, list]
@@ -100,8 +100,8 @@ import Testing
         #expect(abs(detailBitmap.height - 640) <= 1)
 
         // Neither is made from the other: both equal a render straight from the original.
-        #expect(listImage.bytes == (try Thumbnailer.render(original, mode: list.mode).image.bytes))
-        #expect(detailImage.bytes == (try Thumbnailer.render(original, mode: detail.mode).image.bytes))
+        #expect(listImage.bytes == (try Renderer.render(original, mode: list.mode).image.bytes))
+        #expect(detailImage.bytes == (try Renderer.render(original, mode: detail.mode).image.bytes))
         // Asking again is a render-cache hit.
         _ = try pipeline.render(url: origin.url("/photo.jpg"), spec: list)
         #expect(pipeline.metricsText().contains("pipeline_render_cache_hits_total 1\n"))
@@ -111,7 +111,7 @@ import Testing
         let original = try fixtureBytes("jpeg/generated/odd_1001x667_420.jpg")
         let origin = try TestOrigin()
         origin.set("/same.jpg", .ok(original, "image/jpeg"), delay: 0.4)
-        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("samerender")))
+        let pipeline = ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("samerender")))
         let results = Collector<[UInt8]?>()
         runConcurrently(10) { _ in
             results.add(try? pipeline.render(url: origin.url("/same.jpg"), spec: SizeSpec(mode: .fit(maxEdge: 480))).bytes)
@@ -134,7 +134,7 @@ import Testing
         var damaged = [UInt8](repeating: 0, count: original.count)
         damaged[0] = 0xFF; damaged[1] = 0xD8; damaged[2] = 0xFF
         try Data(damaged).write(to: URL(fileURLWithPath: dir + "/" + DiskDataCache.key(url)))
-        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: dir))
+        let pipeline = ImagePipeline(configuration: testConfiguration(cacheDir: dir))
         let image = try pipeline.render(url: url, spec: SizeSpec(mode: .fit(maxEdge: 480)))
         #expect(try decode(image).width == 480)
         #expect(origin.count("/d.jpg") == 2)
@@ -156,7 +156,7 @@ import Testing
         try Data(try PNGEncoder.encode(rgba.converted(to: .rgb))).write(to: URL(fileURLWithPath: root + "/opaque.png"))
         var config = testConfiguration(cacheDir: makeTempDir("png"))
         config.libraryRoot = root
-        let pipeline = try ImagePipeline(configuration: config)
+        let pipeline = ImagePipeline(configuration: config)
         let alpha = try pipeline.render(url: "file://" + root + "/alpha.png", spec: SizeSpec(mode: .fit(maxEdge: 160)))
         #expect(alpha.contentType == "image/png")
         let alphaBitmap = try decode(alpha)
@@ -178,10 +178,10 @@ import Testing
         try Data(jpeg.prefix(400)).write(to: URL(fileURLWithPath: root + "/headonly.jpg"))
         var config = testConfiguration(cacheDir: makeTempDir("brokencache"))
         config.libraryRoot = root
-        let pipeline = try ImagePipeline(configuration: config)
+        let pipeline = ImagePipeline(configuration: config)
         let spec = SizeSpec(mode: .fit(maxEdge: 240))
         func kind(_ name: String) -> String {
-            do { _ = try pipeline.render(url: "file://" + root + "/" + name, spec: spec); return "ok" } catch { return error.kind }
+            do { _ = try pipeline.render(url: "file://" + root + "/" + name, spec: spec); return "ok" } catch { return error.kind.rawValue }
         }
         #expect(kind("text.jpg") == "not_an_image")
         #expect(kind("corrupt.jpg") == "undecodable")
@@ -190,7 +190,7 @@ import Testing
     }
 
     @Test func infoAndMetrics() throws {
-        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("info")))
+        let pipeline = ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("info")))
         let info = try pipeline.info(url: fixtureURL("orient_6.jpg"))
         #expect(info.format == .jpeg)
         #expect(info.width == 288 && info.height == 192)
@@ -214,12 +214,12 @@ import Testing
         var config = testConfiguration(cacheDir: makeTempDir("overload"))
         config.maxConcurrentRenders = 1
         config.renderQueueLength = 0
-        let pipeline = try ImagePipeline(configuration: config)
+        let pipeline = ImagePipeline(configuration: config)
         _ = try pipeline.original(url: origin.url("/o.jpg"))
         let specs = [80, 120, 160, 240, 320, 360].map { SizeSpec(mode: .cover(width: $0, height: $0)) }
         let outcomes = Collector<String>()
         runConcurrently(specs.count) { i in
-            do { _ = try pipeline.render(url: origin.url("/o.jpg"), spec: specs[i]); outcomes.add("ok") } catch let e as PipelineError { outcomes.add(e.kind) } catch { outcomes.add("other") }
+            do { _ = try pipeline.render(url: origin.url("/o.jpg"), spec: specs[i]); outcomes.add("ok") } catch let e as PipelineError { outcomes.add(e.kind.rawValue) } catch { outcomes.add("other") }
         }
         #expect(outcomes.all.contains("ok"))
         #expect(outcomes.all.allSatisfy { $0 == "ok" || $0 == "overloaded" })
@@ -240,7 +240,7 @@ import Testing
         ("png/pngsuite/basn4a08.png", "120", "image/png", 32, 32),
     ])
     func otherSourceKinds(file: String, size: String, type: String, width: Int, height: Int) throws {
-        let pipeline = try ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("kinds")))
+        let pipeline = ImagePipeline(configuration: testConfiguration(cacheDir: makeTempDir("kinds")))
         let spec = try #require(SizeSpec(parsing: size))
         let image = try pipeline.render(url: "file://" + fixturesDir + "/" + file, spec: spec)
         #expect(image.contentType == type, "\(file) at \(size)")

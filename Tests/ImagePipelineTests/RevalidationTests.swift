@@ -46,7 +46,7 @@ import Testing
         origin.set("/a.jpg", .validated(jpeg, etag: "\"a1\"", lastModified: "Wed, 21 Oct 2015 07:28:00 GMT"))
         let dir = makeTempDir("reval304")
         let url = origin.url("/a.jpg")
-        let p = try ImagePipeline(configuration: Self.configuration(dir, age: 0.5))
+        let p = ImagePipeline(configuration: Self.configuration(dir, age: 0.5))
         let v1 = try p.version(url: url)
         #expect(v1 == Self.version(jpeg))
         Self.expire(0.5)
@@ -76,7 +76,7 @@ import Testing
         let date = "Wed, 21 Oct 2015 07:28:00 GMT"
         origin.set("/lm.jpg", .validated(jpeg, etag: nil, lastModified: date))
         origin.set("/none.jpg", .validated(jpeg, etag: nil, lastModified: nil))
-        let p = try ImagePipeline(configuration: Self.configuration(makeTempDir("revalLM"), age: 0.5))
+        let p = ImagePipeline(configuration: Self.configuration(makeTempDir("revalLM"), age: 0.5))
         let v = Self.version(jpeg)
         #expect(try p.version(url: origin.url("/lm.jpg")) == v)
         #expect(try p.version(url: origin.url("/none.jpg")) == v)
@@ -101,7 +101,7 @@ import Testing
         let dir = makeTempDir("revalChanged")
         let url = origin.url("/c.jpg")
         let log = LogSink()
-        let p = try ImagePipeline(configuration: Self.configuration(dir, age: 0.5, log: log))
+        let p = ImagePipeline(configuration: Self.configuration(dir, age: 0.5, log: log))
         let oldRender = try p.render(url: url, spec: Self.spec)
         let v1 = try p.version(url: url)
         #expect(oldRender.version == v1)
@@ -140,7 +140,7 @@ import Testing
         let dir = makeTempDir("revalFail")
         let url = origin.url("/f.jpg")
         let log = LogSink()
-        let p = try ImagePipeline(configuration: Self.configuration(dir, age: 0.5, backoff: 60, log: log))
+        let p = ImagePipeline(configuration: Self.configuration(dir, age: 0.5, backoff: 60, log: log))
         let v1 = try p.version(url: url)
         let render = try p.render(url: url, spec: Self.spec)
 
@@ -161,14 +161,14 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/" + DiskDataCache.key(url))) == Data(jpeg))
 
         // The failure is on disk: another process (or a restart) waits out the back-off too.
-        let other = try ImagePipeline(configuration: Self.configuration(dir, age: 0.5, backoff: 60))
+        let other = ImagePipeline(configuration: Self.configuration(dir, age: 0.5, backoff: 60))
         #expect(try other.version(url: url) == v1)
         #expect(Self.idle(other))
         #expect(origin.count("/f.jpg") == 2)
 
         // With a short back-off: HTML, then a hanging origin, are failures too and never
         // replace the bytes; a request does not wait for the hanging revalidation.
-        let short = try ImagePipeline(configuration: Self.configuration(dir, age: 0.5, backoff: 0.3))
+        let short = ImagePipeline(configuration: Self.configuration(dir, age: 0.5, backoff: 0.3))
         origin.set("/f.jpg", .html)
         Self.expire(0.3)
         #expect(try short.version(url: url) == v1)
@@ -202,8 +202,8 @@ import Testing
         let url = origin.url("/k.jpg")
         // Two pipelines on one folder stand for two worker processes: only the entry lock and
         // the metadata on disk are shared between them.
-        let a = try ImagePipeline(configuration: Self.configuration(dir, age: 0.5))
-        let b = try ImagePipeline(configuration: Self.configuration(dir, age: 0.5))
+        let a = ImagePipeline(configuration: Self.configuration(dir, age: 0.5))
+        let b = ImagePipeline(configuration: Self.configuration(dir, age: 0.5))
         let v = try a.version(url: url)
         #expect(try b.version(url: url) == v)
         #expect(origin.count("/k.jpg") == 1)
@@ -226,7 +226,7 @@ import Testing
         let dir = makeTempDir("revalRestart")
         let url = origin.url("/s.jpg")
         let age = 1.0
-        let first = try ImagePipeline(configuration: Self.configuration(dir, age: age))
+        let first = ImagePipeline(configuration: Self.configuration(dir, age: age))
         _ = try first.version(url: url)
         Self.expire(age)
         _ = try first.version(url: url)
@@ -235,7 +235,7 @@ import Testing
 
         // More than `age` after the fetch but less after the revalidation: not due.
         Thread.sleep(forTimeInterval: 0.3)
-        let second = try ImagePipeline(configuration: Self.configuration(dir, age: age))
+        let second = ImagePipeline(configuration: Self.configuration(dir, age: age))
         #expect(try second.version(url: url) == Self.version(jpeg))
         #expect(Self.idle(second))
         #expect(origin.count("/s.jpg") == 2)
@@ -254,13 +254,13 @@ import Testing
         let origin = try TestOrigin()
         origin.set("/n.jpg", .validated(jpeg, etag: "\"a1\"", lastModified: nil))
         let dir = makeTempDir("revalNever")
-        let never = try ImagePipeline(configuration: Self.configuration(dir, age: .infinity))
+        let never = ImagePipeline(configuration: Self.configuration(dir, age: .infinity))
         _ = try never.version(url: origin.url("/n.jpg"))
         Self.expire(PipelineConfiguration.minimumRevalidateAfter)
         _ = try never.version(url: origin.url("/n.jpg"))
         #expect(Self.idle(never))
         #expect(origin.count("/n.jpg") == 1)
-        let zero = try ImagePipeline(configuration: Self.configuration(dir, age: 0))
+        let zero = ImagePipeline(configuration: Self.configuration(dir, age: 0))
         #expect(zero.engine.revalidator.age == PipelineConfiguration.minimumRevalidateAfter)
     }
 }

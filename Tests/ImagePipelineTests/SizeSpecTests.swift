@@ -35,7 +35,7 @@ import ImageCodec
         let dir = makeTempDir("size")
         var config = testConfiguration(cacheDir: dir)
         config.allowedSizes = [SizeSpec(mode: .fit(maxEdge: 480))]
-        let pipeline = try ImagePipeline(configuration: config)
+        let pipeline = ImagePipeline(configuration: config)
         let url = "file://" + fixturesDir + "/jpeg/generated/orient_1.jpg"
         #expect(throws: PipelineError.sizeNotAllowed("240x240")) {
             try pipeline.render(url: url, spec: SizeSpec(mode: .cover(width: 240, height: 240)))

@@ -26,7 +26,7 @@ enum RequestFuzzHarness {
             try fm.copyItem(atPath: tiny, toPath: root + "/Album/tiny.jpg")
             var pipelineConfiguration = PipelineConfiguration(cacheDirectory: base + "/cache", libraryRoot: root)
             pipelineConfiguration.log = { _ in }
-            let pipeline = try ImagePipeline(configuration: pipelineConfiguration)
+            let pipeline = ImagePipeline(configuration: pipelineConfiguration)
             let configuration = GalleryConfiguration(libraryRoot: root, templatesDirectory: repository.path + "/templates",
                                                      publicDirectory: repository.path + "/public")
             let app = try GalleryApp(configuration: configuration, pipeline: pipeline, watchLibrary: false, log: { _ in })
@@ -136,11 +136,11 @@ func checkRoute(_ route: Route, path: String) {
     switch route {
     case .album(let id, let page):
         precondition(StableID.isWellFormed(id) && page >= 1 && page <= Router.maxPage, "bad album route")
-    case .photo(let id), .original(let id):
+    case .photo(let id), .original(let id), .badImageSize(let id):
         precondition(StableID.isWellFormed(id), "bad id \(id)")
     case .image(let id, let spec, let version):
         precondition(StableID.isWellFormed(id), "bad id \(id)")
-        precondition(spec.utf8.count <= 11 && !spec.isEmpty, "spec shape \(spec)")
+        precondition(SizeSpec(parsing: spec.description) == spec, "size does not read back: \(spec)")
         if let version { precondition(version.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) }
     case .index(let page):
         precondition(page >= 1 && page <= Router.maxPage, "bad page")

@@ -1,4 +1,3 @@
-import ImageCodec
 import ImagePipeline
 
 /// The `<img>` attributes for list thumbnails and the detail image: URL per size, srcset,
@@ -65,7 +64,6 @@ enum ImageLinks {
     /// The size a `fit` render produces: longest edge at most `maxEdge`, aspect kept, never
     /// enlarged, each side at least 1.
     static func fitSize(width: Int, height: Int, maxEdge: Int) -> (width: Int, height: Int) {
-        let plan = ResizeMode.fit(maxEdge: maxEdge).plan(width: width, height: height)
-        return (plan.outputWidth, plan.outputHeight)
+        SizeSpec.fit(maxEdge: maxEdge).outputSize(width: width, height: height)
     }
 }

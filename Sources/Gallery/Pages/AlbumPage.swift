@@ -27,7 +27,7 @@ extension GalleryApp {
             case .pending: img = ImageLinks.cover(id: item.id, version: nil)
             case .version(let version):
                 img = ImageLinks.cover(id: item.id, version: version)
-                img["placeholder"] = .optional(placeholders.color(for: item.id + version))
+                img["placeholder"] = .optional(pipeline.placeholderColour(url: item.sourceURL, version: version))
             }
             img["lazy"] = .bool(eagerLeft <= 0)
             eagerLeft -= 1

@@ -2,12 +2,12 @@ import Foundation
 import ImageCodec
 
 /// Knobs of one render.
-public struct ThumbnailOptions: Sendable {
+public struct RenderOptions: Sendable {
     /// JPEG quality 1...100 of rendered JPEGs. Default 82.
     public var jpegQuality: Int
     /// How much larger than the resampled size the DCT-scaled decode must be, as a factor
     /// (1.0 = just covers it). Larger keeps more detail for the Lanczos step and costs decode
-    /// time. Default `Thumbnailer.defaultHeadroom` (measured, see there).
+    /// time. Default `Renderer.defaultHeadroom` (measured, see there).
     public var decodeHeadroom: Double
     /// Output format; nil lets the thumbnailer choose (PNG when the result has transparency,
     /// JPEG otherwise).
@@ -17,7 +17,7 @@ public struct ThumbnailOptions: Sendable {
     /// Bounds checked before decoding.
     public var limits: DecodeLimits
 
-    public init(jpegQuality: Int = 82, decodeHeadroom: Double = Thumbnailer.defaultHeadroom, format: ImageFormat? = nil,
+    public init(jpegQuality: Int = 82, decodeHeadroom: Double = Renderer.defaultHeadroom, format: ImageFormat? = nil,
                 allowPassthrough: Bool = true, limits: DecodeLimits = .default) {
         self.jpegQuality = jpegQuality
         self.decodeHeadroom = decodeHeadroom
@@ -28,7 +28,7 @@ public struct ThumbnailOptions: Sendable {
 }
 
 /// A finished render and how it was made.
-public struct Thumbnail: Sendable {
+public struct RenderOutcome: Sendable {
     public var image: RenderedImage
     /// True when `image.bytes` are the original bytes, unchanged.
     public var passthrough: Bool
@@ -44,7 +44,7 @@ public struct Thumbnail: Sendable {
 /// smallest decode scale that still covers the planned size times the headroom → reserve the
 /// decode's memory → decode → one Lanczos-3 pass from the exact source area of the crop to the
 /// output size → release → orient → encode. Everything that goes wrong is a `PipelineError`.
-public enum Thumbnailer {
+public enum Renderer {
     /// Decode headroom default, chosen with the thumb benchmark's headroom study (480 px fit
     /// of the 8 bench photos; PSNR against Pillow's full decode + Lanczos at the same size):
     /// - at 1.0, decode + resample alone give 41-54 dB on 7 photos; the q82 JPEG gives
@@ -62,14 +62,14 @@ public enum Thumbnailer {
     /// the caller holds no other reference), so a 20 MB original does not stay resident
     /// through resampling and encoding. No decode memory budget applies here: the pipeline
     /// shares one between its renders (`DecodeMemoryBudget`).
-    public static func render(_ bytes: consuming [UInt8], mode: ResizeMode, options: ThumbnailOptions = ThumbnailOptions()) throws(PipelineError) -> Thumbnail {
+    public static func render(_ bytes: consuming [UInt8], mode: ResizeMode, options: RenderOptions = RenderOptions()) throws(PipelineError) -> RenderOutcome {
         try render(consume bytes, mode: mode, options: options, budget: .unbounded)
     }
 
     /// `render`, holding the decode's memory estimate in `budget` from before the decode until
     /// the decoded bitmap has been resampled (the bitmap is part of the estimate).
-    static func render(_ bytes: consuming [UInt8], mode: ResizeMode, options: ThumbnailOptions,
-                       budget: DecodeMemoryBudget) throws(PipelineError) -> Thumbnail {
+    static func render(_ bytes: consuming [UInt8], mode: ResizeMode, options: RenderOptions,
+                       budget: DecodeMemoryBudget) throws(PipelineError) -> RenderOutcome {
         let info = try codec { try ImageCodec.probe(bytes, limits: options.limits) }
         let plan = mode.plan(width: info.orientedWidth, height: info.orientedHeight, allowUpscale: false)
         guard plan.outputWidth > 0, plan.outputHeight > 0, plan.scaledWidth > 0, plan.scaledHeight > 0 else {
@@ -80,7 +80,7 @@ public enum Thumbnailer {
         if options.allowPassthrough, info.orientation == .up, info.format == (options.format ?? naturalFormat),
            plan.outputWidth == info.width, plan.outputHeight == info.height {
             let image = RenderedImage(bytes: bytes, contentType: info.format.mimeType, width: info.width, height: info.height)
-            return Thumbnail(image: image, passthrough: true, decodeScale: nil, decodeSeconds: 0)
+            return RenderOutcome(image: image, passthrough: true, decodeScale: nil, decodeSeconds: 0)
         }
 
         // The decoder works in stored orientation: the plan turns with the image.
@@ -127,8 +127,9 @@ public enum Thumbnailer {
             let quality = min(100, max(1, options.jpegQuality))
             encoded = try codec { try JPEGEncoder.encode(opaque, quality: quality, subsampling: .s420) }
         }
-        let image = RenderedImage(bytes: encoded, contentType: format.mimeType, width: bitmap.width, height: bitmap.height)
-        return Thumbnail(image: image, passthrough: false, decodeScale: scale, decodeSeconds: decodeSeconds)
+        let image = RenderedImage(bytes: encoded, contentType: format.mimeType, width: bitmap.width, height: bitmap.height,
+                                  averageColour: AverageColour.hex(of: bitmap))
+        return RenderOutcome(image: image, passthrough: false, decodeScale: scale, decodeSeconds: decodeSeconds)
     }
 
     /// `plan` (made on the displayed size) in stored orientation: the scaled size swaps axes

@@ -1,3 +1,5 @@
+import ImagePipeline
+
 /// What a request asks for. Ids come only from URL segments of exactly 12 hex digits and are
 /// looked up in the catalog; no part of a URL ever becomes a file path.
 public enum Route: Equatable, Sendable {
@@ -5,8 +7,10 @@ public enum Route: Equatable, Sendable {
     case album(id: String, page: Int)
     case photo(id: String)
     case original(id: String)
-    /// `spec` as written ("480", "240x240"); `version` from `?v=`, nil when absent or malformed.
-    case image(id: String, spec: String, version: String?)
+    /// `spec` parsed from "480" or "240x240"; `version` from `?v=`, nil when absent or malformed.
+    case image(id: String, spec: SizeSpec, version: String?)
+    /// An image URL whose size segment is no size at all ("0240", "1x2x3"): 400 for a known id.
+    case badImageSize(id: String)
     case healthz
     case metrics
     case notFound
@@ -40,9 +44,10 @@ public enum Router {
             case "original": return .original(id: segments[1])
             default: return .notFound
             }
-        case 3 where segments[0] == "img" && StableID.isWellFormed(segments[1]) && isSpecShape(segments[2]):
+        case 3 where segments[0] == "img" && StableID.isWellFormed(segments[1]):
+            guard let spec = SizeSpec(parsing: segments[2]) else { return .badImageSize(id: segments[1]) }
             let v = params["v"].flatMap { isVersionShape($0) ? $0 : nil }
-            return .image(id: segments[1], spec: segments[2], version: v)
+            return .image(id: segments[1], spec: spec, version: v)
         default:
             return .notFound
         }
@@ -58,14 +63,6 @@ public enum Router {
 
     private static func isPathByte(_ b: UInt8) -> Bool {
         (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2F || b == 0x2D || b == 0x5F
-    }
-
-    /// "480" or "240x240": 1-5 digits, optionally "x" and 1-5 digits. The pipeline decides
-    /// whether the size is allowed.
-    static func isSpecShape(_ s: String) -> Bool {
-        let parts = s.split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 1 || parts.count == 2 else { return false }
-        return parts.allSatisfy { !$0.isEmpty && $0.utf8.count <= 5 && $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
     }
 
     /// Versions are short lowercase hex strings.

@@ -18,6 +18,12 @@ public struct SizeSpec: Hashable, Sendable, CustomStringConvertible {
         self.mode = mode
     }
 
+    /// Fit the longest edge into `maxEdge` pixels.
+    public static func fit(maxEdge: Int) -> SizeSpec { SizeSpec(mode: .fit(maxEdge: maxEdge)) }
+
+    /// Fill `width` × `height`, cropping what overflows.
+    public static func cover(width: Int, height: Int) -> SizeSpec { SizeSpec(mode: .cover(width: width, height: height)) }
+
     /// The URL and cache-key text ("480", "240x240").
     public var description: String { SizeSpec.text(of: mode) }
 }
@@ -31,8 +37,8 @@ public struct PipelineConfiguration: Sendable {
     /// Quality 1...100 of rendered JPEGs (always 4:2:0). Default 82.
     public var jpegQuality: Int = 82
     /// Factor by which the reduced-scale decode must exceed the resampled size. Default
-    /// `Thumbnailer.defaultHeadroom`.
-    public var decodeHeadroom: Double = Thumbnailer.defaultHeadroom
+    /// `Renderer.defaultHeadroom`.
+    public var decodeHeadroom: Double = Renderer.defaultHeadroom
     /// Bound on the disk cache of originals, in bytes. Default 1 GiB.
     public var diskCacheBytes: Int = 1 << 30
     /// Eviction brings the disk cache down to this fraction of `diskCacheBytes`. Default 0.9.
@@ -91,6 +97,9 @@ public struct PipelineConfiguration: Sendable {
     /// proxy's read timeout (nginx: 60 s), so the client gets a prompt 503 rather than a 504.
     /// The waiting render holds its render slot meanwhile.
     public var decodeMemoryBudgetWait: TimeInterval = 10
+    /// The time the pipeline reads (cache ages, back-offs). Default: the wall clock; tests
+    /// inject one they move by hand.
+    public var clock: PipelineClock = .system
     /// Where the pipeline's log lines go (one line per call). Default: standard error.
     public var log: @Sendable (String) -> Void = { line in
         FileHandle.standardError.write(Data(("image-pipeline: " + line + "\n").utf8))
@@ -115,13 +124,18 @@ public struct RenderedImage: Sendable {
     /// not come from the pipeline. A remote original replaced by revalidation between a
     /// caller's `version(url:)` and its `render` shows up here as a different version.
     public var version: String
-    public init(bytes: [UInt8], contentType: String, width: Int, height: Int, etag: String = "", version: String = "") {
+    /// The mean colour of the rendered pixels as "#rrggbb" (pages paint it while the image
+    /// loads); nil for a passthrough of the original bytes, whose pixels were never decoded.
+    public var averageColour: String?
+    public init(bytes: [UInt8], contentType: String, width: Int, height: Int, etag: String = "", version: String = "",
+                averageColour: String? = nil) {
         self.bytes = bytes
         self.contentType = contentType
         self.width = width
         self.height = height
         self.etag = etag
         self.version = version
+        self.averageColour = averageColour
     }
 }
 
@@ -135,43 +149,6 @@ public struct OriginalImage: Sendable {
     }
 }
 
-/// Why a request could not be served; the web layer maps each case to a status.
-public enum PipelineError: Error, Sendable, Equatable {
-    /// The size is not in the allow-list (400).
-    case sizeNotAllowed(String)
-    /// The origin answered with an error status, closed early or sent too much (502).
-    case originFailed(String)
-    /// The origin did not answer in time (504).
-    case originTimedOut(String)
-    /// The bytes are not an image we can decode (415 for not an image, 422 for a broken one).
-    case notAnImage(String)
-    case undecodable(String)
-    /// Decoding would pass the decode limits (pixels, or the memory `maxMemoryBytes` allows at
-    /// the scale this size needs) (422). Refused before allocating; the original is intact.
-    case tooLarge(String)
-    /// Too many renders queued, or the decode memory budget did not free up in time (503 with
-    /// Retry-After).
-    case overloaded
-    /// The source URL is not allowed (outside the library, unknown scheme) (404).
-    case sourceNotAllowed(String)
-}
-
-extension PipelineError: CustomStringConvertible {
-    /// One log line: the kind and the detail ("origin failed: http://…: status 404").
-    public var description: String {
-        switch self {
-        case .sizeNotAllowed(let s): return "size not allowed: \(s)"
-        case .originFailed(let s): return "origin failed: \(s)"
-        case .originTimedOut(let s): return "origin timed out: \(s)"
-        case .notAnImage(let s): return "not an image: \(s)"
-        case .undecodable(let s): return "undecodable: \(s)"
-        case .tooLarge(let s): return "too large: \(s)"
-        case .overloaded: return "overloaded: too many renders queued, or no decode memory free in time"
-        case .sourceNotAllowed(let s): return "source not allowed: \(s)"
-        }
-    }
-}
-
 /// Fetches originals once, renders sizes once, caches each in its own lane.
 ///
 /// Thread-safe: FastCGI worker threads call it concurrently. Identical fetches and renders
@@ -181,7 +158,7 @@ public final class ImagePipeline: Sendable {
     public let configuration: PipelineConfiguration
     let engine: PipelineEngine
 
-    public init(configuration: PipelineConfiguration) throws {
+    public init(configuration: PipelineConfiguration) {
         self.configuration = configuration
         self.engine = PipelineEngine(configuration)
     }
@@ -191,6 +168,27 @@ public final class ImagePipeline: Sendable {
         try engine.counted { () throws(PipelineError) in
             try engine.render(url: url, spec: spec)
         }
+    }
+
+    /// Part of every ETag: bump when the renderer's output for the same source and size changes.
+    public static let renderTag = "r1"
+
+    /// The strong validator of `spec` rendered from the original of `version`: known without
+    /// rendering, so a conditional request is answered before any work.
+    public static func etag(version: String, spec: SizeSpec) -> String {
+        "\"\(version)-\(spec)-\(renderTag)\""
+    }
+
+    /// Throws `.sizeNotAllowed` unless `render` serves `spec`: callers check it before looking
+    /// up a version, so a bad size is refused without reading the original.
+    public func validate(_ spec: SizeSpec) throws(PipelineError) {
+        guard configuration.allowedSizes.contains(spec) else { throw .sizeNotAllowed(spec.description) }
+    }
+
+    /// The mean colour of the smallest cover render made so far of `url` at `version`
+    /// ("#rrggbb"), or nil when none was made in this process.
+    public func placeholderColour(url: String, version: String) -> String? {
+        engine.placeholders[url + "|" + version]
     }
 
     /// The original bytes of `url`, fetched once and kept in the disk cache.

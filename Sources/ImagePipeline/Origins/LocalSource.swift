@@ -19,8 +19,8 @@ enum LocalSource {
     /// regular file inside `root`.
     static func resolve(_ url: URL, root: String) throws(PipelineError) -> String {
         guard url.isFileURL else { throw .sourceNotAllowed("\(url.absoluteString) is not a file URL") }
-        guard let realRoot = realPath(root) else { throw .sourceNotAllowed("library root \(root) does not exist") }
-        guard let real = realPath(url.path) else { throw .sourceNotAllowed("\(url.path) does not exist") }
+        guard let realRoot = ImageFiles.realPath(root) else { throw .sourceNotAllowed("library root \(root) does not exist") }
+        guard let real = ImageFiles.realPath(url.path) else { throw .sourceNotAllowed("\(url.path) does not exist") }
         let prefix = realRoot.hasSuffix("/") ? realRoot : realRoot + "/"
         guard real.hasPrefix(prefix) else { throw .sourceNotAllowed("\(url.path) is outside the library") }
         return real
@@ -65,11 +65,6 @@ enum LocalSource {
         return failed ? nil : bytes
     }
 
-    private static func realPath(_ path: String) -> String? {
-        guard let p = realpath(path, nil) else { return nil }
-        defer { free(p) }
-        return String(cString: p)
-    }
 }
 
 extension ImagePipeline {

@@ -11,7 +11,6 @@ public final class GalleryApp: FastCGIHandler, Sendable {
     let templates: TemplateLibrary
     let pipeline: ImagePipeline
     let metrics = RequestMetrics()
-    let placeholders = PlaceholderColors()
     let assets: StaticAssets
     let log: @Sendable (String) -> Void
     var errors: ErrorPages { ErrorPages(templates: templates, chrome: { [self] in self.chrome() }) }
@@ -66,7 +65,9 @@ public final class GalleryApp: FastCGIHandler, Sendable {
         case .original(let id):
             return ("original", original(itemID: id, request: request))
         case .image(let id, let spec, let version):
-            return ("img", image(itemID: id, specText: spec, requestedVersion: version, request: request))
+            return ("img", image(itemID: id, spec: spec, requestedVersion: version, request: request))
+        case .badImageSize(let id):
+            return ("img", catalog.items[id] == nil ? errors.response(404) : sizeRefused())
         case .healthz:
             return ("healthz", healthz())
         case .metrics:

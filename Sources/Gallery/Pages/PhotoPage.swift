@@ -1,5 +1,5 @@
 import FastCGI
-import ImageCodec
+import Foundation
 import ImagePipeline
 
 /// The detail page `/photo/<id>`: a larger image, its facts, previous/next and the original.
@@ -9,8 +9,8 @@ extension GalleryApp {
         let url = item.sourceURL
         let lookup = versions(of: [item])[item.id] ?? .failed
         // Facts need the original: read only once the version (and so the original) is at hand.
-        var info: ImageInfo?
-        if case .version = lookup { info = try? pipeline.info(url: url) }
+        var facts: ImageFacts?
+        if case .version = lookup { facts = try? pipeline.facts(url: url) }
 
         var context = chrome()
         context["pageTitle"] = .string(item.title)
@@ -25,13 +25,13 @@ extension GalleryApp {
         switch lookup {
         case .version(let version):
             photo["img"] = .object(ImageLinks.detail(id: item.id, version: version,
-                                                     orientedWidth: info?.orientedWidth, orientedHeight: info?.orientedHeight))
+                                                     orientedWidth: facts?.width, orientedHeight: facts?.height))
         case .pending:
             photo["img"] = .object(ImageLinks.detail(id: item.id, version: nil, orientedWidth: nil, orientedHeight: nil))
         case .failed:
             break
         }
-        photo["facts"] = .list(facts(item: item, info: info))
+        photo["facts"] = .list(factList(item: item, facts: facts))
         context["photo"] = .object(photo)
         let (previous, next) = catalog.neighbours(of: itemID)
         context["previous"] = previous.map { ["url": .string("/photo/\($0.id)"), "title": .string($0.title)] } ?? .null
@@ -44,24 +44,22 @@ extension GalleryApp {
         return HTTPResponses.html(200, templates.renderPage("photo", context: .object(context)))
     }
 
-    private func facts(item: CatalogItem, info: ImageInfo?) -> [TemplateValue] {
-        var facts: [TemplateValue] = []
-        func add(_ label: String, _ value: String) { facts.append(["label": .string(label), "value": .string(value)]) }
-        if let info {
-            add("Dimensions", "\(info.orientedWidth) × \(info.orientedHeight) px")
-            let megapixels = Double(info.width * info.height) / 1_000_000
+    private func factList(item: CatalogItem, facts: ImageFacts?) -> [TemplateValue] {
+        var list: [TemplateValue] = []
+        func add(_ label: String, _ value: String) { list.append(["label": .string(label), "value": .string(value)]) }
+        if let facts {
+            add("Dimensions", "\(facts.width) × \(facts.height) px")
+            let megapixels = Double(facts.pixelCount) / 1_000_000
             if megapixels >= 0.1 { add("Resolution", String(format: "%.1f megapixels", megapixels)) }
         }
         if let size = item.fileSize { add("File size", formatBytes(size)) }
-        if let info {
-            var format = info.format == .jpeg ? "JPEG" : "PNG"
-            if info.progressive { format += info.format == .jpeg ? ", progressive" : ", interlaced" }
-            add("Format", format)
-            if let taken = info.exif.dateTimeOriginal { add("Taken", GalleryApp.readableExifDate(taken)) }
-            if let camera = GalleryApp.cameraName(make: info.exif.make, model: info.exif.model) { add("Camera", camera) }
+        if let facts {
+            add("Format", facts.format)
+            if let taken = facts.dateTaken { add("Taken", GalleryApp.readableExifDate(taken)) }
+            if let camera = GalleryApp.cameraName(make: facts.cameraMake, model: facts.cameraModel) { add("Camera", camera) }
         }
         add("File", item.fileName)
-        return facts
+        return list
     }
 
     /// "2020:02:19 12:34:56" → "2020-02-19 12:34"; anything else as written.

@@ -1,6 +1,5 @@
 import FastCGI
 import Foundation
-import ImageCodec
 import ImagePipeline
 
 /// `/img/<id>/<spec>?v=<version>` and `/original/<id>`: bytes from the pipeline with caching
@@ -8,22 +7,21 @@ import ImagePipeline
 /// version (a local file edited, a remote original replaced by revalidation) is redirected to
 /// the current URL.
 extension GalleryApp {
-    /// Part of every ETag: bump when the renderer's output for the same source and size changes.
-    static let renderTag = "r1"
     static let immutable = "public, max-age=31536000, immutable"
 
-    func image(itemID: String, specText: String, requestedVersion: String?, request: FastCGIRequest) -> FastCGIResponse {
+    func image(itemID: String, spec: SizeSpec, requestedVersion: String?, request: FastCGIRequest) -> FastCGIResponse {
         guard let item = catalog.items[itemID] else { return errors.response(404) }
-        guard let spec = SizeSpec(parsing: specText), pipeline.configuration.allowedSizes.contains(spec) else {
-            return errors.response(400, message: "The size \(specText) is not one this gallery renders.")
-        }
         let version: String
-        do { version = try pipeline.version(url: item.sourceURL) } catch { return failure(error, item: item) }
-        let canonical = ImageLinks.url(id: item.id, spec: spec.description, version: version)
-        guard requestedVersion == version, specText == spec.description else {
-            return HTTPResponses.redirect(to: canonical)
+        do {
+            try pipeline.validate(spec)
+            version = try pipeline.version(url: item.sourceURL)
+        } catch {
+            return failure(error, item: item)
         }
-        let etag = "\"\(version)-\(spec.description)-\(GalleryApp.renderTag)\""
+        guard requestedVersion == version else {
+            return HTTPResponses.redirect(to: ImageLinks.url(id: item.id, spec: spec.description, version: version))
+        }
+        let etag = ImagePipeline.etag(version: version, spec: spec)
         var headers: [(name: String, value: String)] = [("ETag", etag), ("Cache-Control", GalleryApp.immutable),
                                                         ("X-Content-Type-Options", "nosniff")]
         if let modified = item.modified { headers.append(("Last-Modified", HTTPResponses.httpDate(modified))) }
@@ -36,10 +34,6 @@ extension GalleryApp {
             // A revalidation replaced the remote original between the version check and the
             // render: these pixels belong to the new version's URL, not to this immutable one.
             return HTTPResponses.redirect(to: ImageLinks.url(id: item.id, spec: spec.description, version: rendered.version))
-        }
-        if case .cover = spec.mode, placeholders.color(for: item.id + version) == nil,
-           let color = GalleryApp.averageColor(of: rendered.bytes) {
-            placeholders.set(color, for: item.id + version)
         }
         return FastCGIResponse(status: 200, headers: [("Content-Type", rendered.contentType)] + headers, body: rendered.bytes)
     }
@@ -61,12 +55,12 @@ extension GalleryApp {
     /// Maps a pipeline failure to its status and error page.
     func failure(_ error: PipelineError, item: CatalogItem) -> FastCGIResponse {
         switch error {
-        case .sizeNotAllowed: return errors.response(400)
+        case .sizeNotAllowed: return sizeRefused()
         case .sourceNotAllowed: return errors.response(404)
         case .notAnImage: return errors.response(415)
         case .undecodable(let why), .tooLarge(let why):
             // Names the cause, e.g. a decode refused by `--decode-max-bytes` before allocating.
-            log("img: \(item.id): \(error.kind): \(why)")
+            log("img: \(item.id): \(error.kind.rawValue): \(why)")
             return errors.response(422)
         case .originFailed(let why):
             log("img: \(item.id): origin failed: \(why)")
@@ -76,6 +70,11 @@ extension GalleryApp {
         case .overloaded:
             return errors.response(503, extraHeaders: [("Retry-After", "2")])
         }
+    }
+
+    /// 400 for an image size this gallery does not render.
+    func sizeRefused() -> FastCGIResponse {
+        errors.response(400, message: "That size is not one this gallery renders.")
     }
 
     /// Whether an If-None-Match header names `etag` (weak comparison, as RFC 9110 asks for GET).
@@ -106,24 +105,5 @@ extension GalleryApp {
             }
         }
         return "inline; filename=\"\(ascii)\"; filename*=UTF-8''\(encoded)"
-    }
-
-    /// The mean colour of a small decode of `bytes`, as "#rrggbb"; nil when it cannot be decoded.
-    static func averageColor(of bytes: [UInt8]) -> String? {
-        guard let decoded = try? ImageCodec.decode(bytes, scale: .eighth) else { return nil }
-        let bitmap = decoded.bitmap.converted(to: .rgb)
-        let n = bitmap.width * bitmap.height
-        guard n > 0, bitmap.pixels.count >= n * 3 else { return nil }
-        var sums = (0, 0, 0)
-        for i in 0..<n {
-            sums.0 += Int(bitmap.pixels[i * 3])
-            sums.1 += Int(bitmap.pixels[i * 3 + 1])
-            sums.2 += Int(bitmap.pixels[i * 3 + 2])
-        }
-        func hex(_ v: Int) -> String {
-            let s = String(v / n, radix: 16)
-            return s.count == 1 ? "0" + s : s
-        }
-        return "#" + hex(sums.0) + hex(sums.1) + hex(sums.2)
     }
 }

@@ -42,6 +42,13 @@ extension SizeSpec {
         return value
     }
 
+    /// The pixel size a render of this spec has for a source displayed at `width` × `height`
+    /// (never enlarged).
+    public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        let plan = mode.plan(width: width, height: height)
+        return (plan.outputWidth, plan.outputHeight)
+    }
+
     /// Canonical text of a mode: what `parse` reads back.
     static func text(of mode: ResizeMode) -> String {
         switch mode {

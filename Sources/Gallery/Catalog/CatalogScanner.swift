@@ -1,10 +1,11 @@
 import Foundation
+import ImagePipeline
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Builds a `Catalog` from a folder: each subfolder an album (nested), each JPEG or PNG an
-/// item (by extension .jpg/.jpeg/.png in any case, or by its magic bytes), sorted by name.
+/// Builds a `Catalog` from a folder: each subfolder an album (nested), each photo an item (by
+/// extension in any case, or by its magic bytes: `ImageFiles`), sorted by name.
 /// Hidden entries are skipped; a symlink is followed only when it resolves inside the root.
 public struct CatalogScanner: Sendable {
     public var root: String
@@ -30,7 +31,7 @@ public struct CatalogScanner: Sendable {
 
     public func scan() -> Result {
         var state = ScanState()
-        guard let realRoot = CatalogScanner.realPath(root) else {
+        guard let realRoot = ImageFiles.realPath(root) else {
             return Result(catalog: .empty(siteTitle: siteTitle), fingerprint: 0, warnings: ["library root \(root) not found"])
         }
         state.realRoot = realRoot
@@ -59,11 +60,12 @@ public struct CatalogScanner: Sendable {
         var usedIDs = Set<String>()
         var visitedDirs = Set<String>()
         var warnings: [String] = []
-        var fingerprint: UInt64 = 0xcbf2_9ce4_8422_2325
+        var hash = FNV1a()
+        var fingerprint: UInt64 { hash.value }
 
         mutating func mix(_ name: String, _ values: UInt64...) {
-            for b in name.utf8 { fingerprint = (fingerprint ^ UInt64(b)) &* 0x100_0000_01b3 }
-            for v in values { fingerprint = (fingerprint ^ v) &* 0x100_0000_01b3 }
+            hash.add(name)
+            for v in values { hash.add(v) }
         }
 
         /// A fresh id for `key`; on a collision the key is re-hashed with a counter.
@@ -89,7 +91,7 @@ public struct CatalogScanner: Sendable {
         var subfolders: [(name: String, real: String)] = []
         var images: [(name: String, size: Int, modified: Int)] = []
         let names = (try? FileManager.default.contentsOfDirectory(atPath: absolute)) ?? []
-        if let real = CatalogScanner.realPath(absolute) { state.visitedDirs.insert(real) }
+        if let real = ImageFiles.realPath(absolute) { state.visitedDirs.insert(real) }
         for name in names where !name.hasPrefix(".") && !(relativePath.isEmpty && name == Manifest.fileName) {
             guard !name.contains("/"), name.utf8.count <= 255 else { continue }
             switch classify(absolute + "/" + name, state: &state, name: name) {
@@ -137,7 +139,7 @@ public struct CatalogScanner: Sendable {
         var mode = st.st_mode & S_IFMT
         var realDir = path
         if mode == S_IFLNK {
-            guard let real = CatalogScanner.realPath(path),
+            guard let real = ImageFiles.realPath(path),
                   real == state.realRoot || real.hasPrefix(state.realRoot + "/"),
                   stat(path, &st) == 0 else { return .other }
             mode = st.st_mode & S_IFMT
@@ -146,11 +148,10 @@ public struct CatalogScanner: Sendable {
         state.mix(name, UInt64(mode), UInt64(bitPattern: Int64(st.st_size)),
                   UInt64(bitPattern: Int64(st.st_mtim.tv_sec)), UInt64(st.st_mtim.tv_nsec))
         if mode == S_IFDIR {
-            return .directory(CatalogScanner.realPath(realDir) ?? realDir)
+            return .directory(ImageFiles.realPath(realDir) ?? realDir)
         }
         guard mode == S_IFREG, st.st_size > 0 else { return .other }
-        let lower = name.lowercased()
-        if lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg") || lower.hasSuffix(".png") || CatalogScanner.hasImageMagic(path) {
+        if ImageFiles.isImage(path: path, name: name) {
             return .image(size: Int(st.st_size), modified: Int(st.st_mtim.tv_sec))
         }
         return .other
@@ -197,9 +198,9 @@ public struct CatalogScanner: Sendable {
     /// entry is added, removed or renamed) and of the manifest, without a stat per file.
     /// Symlinked folders and files rewritten in place are caught by the periodic full scan.
     public func directoryFingerprint() -> UInt64 {
-        guard let realRoot = CatalogScanner.realPath(root) else { return 0 }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func mix(_ v: UInt64) { hash = (hash ^ v) &* 0x100_0000_01b3 }
+        guard let realRoot = ImageFiles.realPath(root) else { return 0 }
+        var hash = FNV1a()
+        func mix(_ v: UInt64) { hash.add(v) }
         var st = stat()
         if stat(realRoot + "/" + Manifest.fileName, &st) == 0 {
             mix(UInt64(bitPattern: Int64(st.st_mtim.tv_sec))); mix(UInt64(st.st_mtim.tv_nsec)); mix(UInt64(st.st_size))
@@ -224,25 +225,6 @@ public struct CatalogScanner: Sendable {
             }
             closedir(handle)
         }
-        return hash
-    }
-
-    /// The canonical absolute path, or nil when it does not exist.
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
-
-    /// JPEG (FF D8 FF) or PNG signature at the start of the file.
-    static func hasImageMagic(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: 8)
-        let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress!, 8) }
-        guard n >= 3 else { return false }
-        if head[0] == 0xFF && head[1] == 0xD8 && head[2] == 0xFF { return true }
-        return n == 8 && head == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        return hash.value
     }
 }

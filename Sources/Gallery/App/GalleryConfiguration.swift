@@ -21,9 +21,15 @@ public struct GalleryConfiguration: Sendable {
     /// version and redirect once they are (see `VersionLookup`). Default 1.
     public var pageLookupBudget: Double
 
+    /// The defaults, in one place for this initialiser and the command line.
+    public static let defaultSiteTitle = "Gallery"
+    public static let defaultRescanInterval: Double = 3
+    public static let defaultPageLookupBudget: Double = 1
+
     public init(libraryRoot: String, templatesDirectory: String, publicDirectory: String,
-                staticPrefix: String = "/static/", siteTitle: String = "Gallery", pageSize: Int = 60,
-                rescanInterval: Double = 3, maxURIBytes: Int = 2048, pageLookupBudget: Double = 1) {
+                staticPrefix: String = "/static/", siteTitle: String = defaultSiteTitle, pageSize: Int = 60,
+                rescanInterval: Double = defaultRescanInterval, maxURIBytes: Int = 2048,
+                pageLookupBudget: Double = defaultPageLookupBudget) {
         self.libraryRoot = libraryRoot
         self.templatesDirectory = templatesDirectory
         self.publicDirectory = publicDirectory

@@ -4,11 +4,9 @@
 public enum StableID {
     /// The id text for `key`.
     public static func make(_ key: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in key.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
+        var fnv = FNV1a()
+        fnv.add(key)
+        var hash = fnv.value
         // Fold the high half in so the 48 kept bits depend on every input bit.
         hash ^= hash >> 29
         hash = hash &* 0xbf58_476d_1ce4_e5b9

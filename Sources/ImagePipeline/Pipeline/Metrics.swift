@@ -103,7 +103,7 @@ final class PipelineMetrics: Sendable {
     }
 
     func error(_ error: PipelineError) {
-        errors.withLock { $0[error.kind, default: 0] += 1 }
+        errors.withLock { $0[error.kind.rawValue, default: 0] += 1 }
     }
 
     func observeDecode(seconds: Double) {
@@ -134,21 +134,5 @@ final class PipelineMetrics: Sendable {
         }
         out += "pipeline_decode_seconds_bucket{le=\"+Inf\"} \(h.count)\npipeline_decode_seconds_sum \(h.sum)\npipeline_decode_seconds_count \(h.count)\n"
         return out
-    }
-}
-
-extension PipelineError {
-    /// A short label for metrics and logs.
-    public var kind: String {
-        switch self {
-        case .sizeNotAllowed: return "size_not_allowed"
-        case .originFailed: return "origin_failed"
-        case .originTimedOut: return "origin_timed_out"
-        case .notAnImage: return "not_an_image"
-        case .undecodable: return "undecodable"
-        case .tooLarge: return "too_large"
-        case .overloaded: return "overloaded"
-        case .sourceNotAllowed: return "source_not_allowed"
-        }
     }
 }

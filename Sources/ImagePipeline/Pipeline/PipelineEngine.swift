@@ -36,16 +36,22 @@ final class PipelineEngine: Sendable {
     private let fetches: Coalescer<String, Original>
     private let renders: Coalescer<String, RenderedImage>
     /// Local files: version by (path, size, mtime).
-    private let localVersions = Mutex<[String: (LocalSource.Stamp, String)]>([:])
+    private let localVersions = BoundedMap<String, LocalVersion>(limit: 100_000)
     /// Probed headers by url|version, for detail pages.
-    private let infos = Mutex<[String: ImageInfo]>([:])
-    private static let maxRemembered = 100_000
+    private let infos = BoundedMap<String, ImageInfo>(limit: 10_000)
+    /// Mean colours of cover renders by url|version, for pages to paint while images load.
+    let placeholders = BoundedMap<String, String>(limit: 200_000)
+
+    private struct LocalVersion: Sendable {
+        var stamp: LocalSource.Stamp
+        var version: String
+    }
 
     init(_ configuration: PipelineConfiguration) {
         self.configuration = configuration
         renderCache = RenderCache(capacity: configuration.renderCacheBytes)
         disk = DiskDataCache(directory: configuration.cacheDirectory, maxBytes: configuration.diskCacheBytes,
-                             lowWaterFraction: configuration.diskCacheLowWater, log: configuration.log)
+                             lowWaterFraction: configuration.diskCacheLowWater, clock: configuration.clock, log: configuration.log)
         fetcher = OriginFetcher(connectTimeout: configuration.connectTimeout, totalTimeout: configuration.totalTimeout,
                                 maxBytes: configuration.maxOriginBytes, maxRedirects: configuration.maxRedirects)
         limiter = RenderLimiter(maxActive: configuration.maxConcurrentRenders, maxQueued: configuration.renderQueueLength)
@@ -99,11 +105,13 @@ final class PipelineEngine: Sendable {
     func knownVersion(_ source: Source) -> String? {
         switch source {
         case .local(let path):
-            guard let stamp = try? LocalSource.stamp(path),
-                  let (known, version) = localVersions.withLock({ $0[path] }), known == stamp else { return nil }
-            return version
+            guard let stamp = try? LocalSource.stamp(path), let known = localVersions[path], known.stamp == stamp else { return nil }
+            return known.version
         case .remote(let url):
-            return revalidator.current(url.absoluteString)
+            let key = url.absoluteString
+            guard let version = revalidator.knownVersion(key) else { return nil }
+            revalidator.queueIfDue(key)
+            return version
         }
     }
 
@@ -117,14 +125,11 @@ final class PipelineEngine: Sendable {
     private func readLocal(_ path: String) throws(PipelineError) -> Original {
         let before = try LocalSource.stamp(path)
         let bytes = try LocalSource.read(path, maxBytes: configuration.maxOriginBytes)
-        guard let format = ImageFormat.sniff(bytes) else { throw .notAnImage("\(path) is not a JPEG or PNG") }
+        guard let format = ImageFormat.sniff(bytes) else { throw .notAnImage("\(path) is not an image format we read") }
         let version = Self.version(of: bytes)
         // Remember only when the file did not change while it was read.
         if let after = try? LocalSource.stamp(path), after == before, after.size == bytes.count {
-            localVersions.withLock { table in
-                if table.count >= Self.maxRemembered { table.removeAll() }
-                table[path] = (after, version)
-            }
+            localVersions.set(LocalVersion(stamp: after, version: version), for: path)
         }
         return Original(bytes: bytes, format: format, version: version, fromDiskCache: false)
     }
@@ -149,14 +154,10 @@ final class PipelineEngine: Sendable {
                 metrics.add(.originFetches)
                 let fetched = try fetcher.fetch(url)
                 metrics.add(.originBytes, fetched.bytes.count)
-                let version = Self.version(of: fetched.bytes)
-                let now = Date().timeIntervalSince1970
-                let meta = DiskDataCache.Metadata(url: key, length: fetched.bytes.count, contentType: fetched.format.mimeType,
-                                                  version: version, etag: fetched.etag, lastModified: fetched.lastModified,
-                                                  fetchedAt: now, validatedAt: now)
+                let meta = DiskDataCache.Metadata(url: key, fetched: fetched, now: configuration.clock.now())
                 if !disk.write(fetched.bytes, metadata: meta) { metrics.add(.diskWriteFailures) }
                 revalidator.note(key, meta)
-                return Original(bytes: fetched.bytes, format: fetched.format, version: version, fromDiskCache: false)
+                return Original(bytes: fetched.bytes, format: fetched.format, version: meta.version, fromDiskCache: false)
             }
         }
         revalidator.queueIfDue(key)
@@ -190,6 +191,9 @@ final class PipelineEngine: Sendable {
             if let hit = renderCache.get(key) { return hit }
             let (image, actualVersion) = try renderFresh(source, spec: spec, preloaded: preloaded)
             renderCache.put(RenderCache.key(url: url, version: actualVersion, spec: spec), image)
+            if case .cover = spec.mode, let colour = image.averageColour {
+                placeholders.set(colour, for: url + "|" + actualVersion, unless: { _ in true })
+            }
             return image
         }
     }
@@ -206,7 +210,7 @@ final class PipelineEngine: Sendable {
         do {
             let current = original
             return (try limiter.run { () throws(PipelineError) in try thumbnail(current, spec: spec) }, original.version)
-        } catch let error where original.fromDiskCache && (error.kind == "undecodable" || error.kind == "not_an_image") {
+        } catch let error where original.fromDiskCache && error.blamesTheBytes {
             if case .remote(let remote) = source {
                 disk.remove(remote.absoluteString, reason: "cached original does not decode (\(error))")
                 revalidator.forget(remote.absoluteString)
@@ -218,9 +222,9 @@ final class PipelineEngine: Sendable {
     }
 
     private func thumbnail(_ original: Original, spec: SizeSpec) throws(PipelineError) -> RenderedImage {
-        let options = ThumbnailOptions(jpegQuality: configuration.jpegQuality, decodeHeadroom: configuration.decodeHeadroom,
+        let options = RenderOptions(jpegQuality: configuration.jpegQuality, decodeHeadroom: configuration.decodeHeadroom,
                                        limits: configuration.decodeLimits)
-        let t = try Thumbnailer.render(original.bytes, mode: spec.mode, options: options, budget: budget)
+        let t = try Renderer.render(original.bytes, mode: spec.mode, options: options, budget: budget)
         if t.passthrough {
             metrics.add(.passthroughs)
         } else {
@@ -228,7 +232,7 @@ final class PipelineEngine: Sendable {
             metrics.observeDecode(seconds: t.decodeSeconds)
         }
         var image = t.image
-        image.etag = "\"\(original.version)-\(spec)\""
+        image.etag = ImagePipeline.etag(version: original.version, spec: spec)
         image.version = original.version
         return image
     }
@@ -237,14 +241,11 @@ final class PipelineEngine: Sendable {
         let source = try self.source(url)
         let (version, preloaded) = try self.version(source)
         let key = "\(url)|\(version)"
-        if let known = infos.withLock({ $0[key] }) { return known }
+        if let known = infos[key] { return known }
         let original: Original
         if let preloaded { original = preloaded } else { original = try self.original(source) }
-        let info = try Thumbnailer.codec { try ImageCodec.probe(original.bytes, limits: configuration.decodeLimits) }
-        infos.withLock { table in
-            if table.count >= 10_000 { table.removeAll() }
-            table[key] = info
-        }
+        let info = try Renderer.codec { try ImageCodec.probe(original.bytes, limits: configuration.decodeLimits) }
+        infos.set(info, for: key)
         return info
     }
 }

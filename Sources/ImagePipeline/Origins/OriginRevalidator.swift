@@ -51,7 +51,6 @@ final class OriginRevalidator: Sendable {
     static let maxWorkers = 4
     /// URLs waiting beyond this are not queued; a later lookup offers them again.
     static let maxPending = 4096
-    private static let maxRemembered = 100_000
 
     private struct Queue {
         var pending: [String] = []
@@ -67,7 +66,8 @@ final class OriginRevalidator: Sendable {
     private let fetcher: OriginFetcher
     private let metrics: PipelineMetrics
     private let log: @Sendable (String) -> Void
-    private let known = Mutex<[String: Freshness]>([:])
+    private let clock: PipelineClock
+    private let known = BoundedMap<String, Freshness>(limit: 100_000)
     private let queue = Mutex(Queue())
     /// Entered per queued URL, left when its revalidation is over.
     private let outstanding = DispatchGroup()
@@ -79,41 +79,39 @@ final class OriginRevalidator: Sendable {
         self.fetcher = fetcher
         self.metrics = metrics
         log = configuration.log
+        clock = configuration.clock
     }
 
     /// Records the state of `url`'s entry as read from or written to disk. An older state than
     /// the one known (a reader that read the entry just before a revalidation) is ignored.
     func note(_ url: String, _ meta: DiskDataCache.Metadata) {
         let fresh = Freshness(meta)
-        known.withLock { table in
-            if let current = table[url], !fresh.isNewer(than: current) { return }
-            if table.count >= Self.maxRemembered { table.removeAll() }
-            table[url] = fresh
-        }
+        known.set(fresh, for: url, unless: { !fresh.isNewer(than: $0) })
     }
 
     /// Drops what is known of `url` (its entry was removed), so the next lookup reads the disk.
     func forget(_ url: String) {
-        known.withLock { _ = $0.removeValue(forKey: url) }
+        known.remove(url)
     }
 
-    /// Queues a revalidation of `url` when one is due (the original was just read or fetched).
+    /// Queues a revalidation of `url` when one is due: its original was just used and is past
+    /// its age (and past the back-off of a failed attempt).
     func queueIfDue(_ url: String) {
-        _ = current(url)
+        guard let state = known[url] else { return }
+        if isDue(state, now: clock.now()) { enqueue(url) }
     }
 
-    /// The version known for `url`, or nil; queues a revalidation when one is due.
-    func current(_ url: String) -> String? {
-        guard let state = known.withLock({ $0[url] }) else { return nil }
-        if isDue(state, now: Date().timeIntervalSince1970) { enqueue(url) }
-        return state.version
+    /// The version known for `url`, or nil. Only a lookup: callers that serve it call
+    /// `queueIfDue` too.
+    func knownVersion(_ url: String) -> String? {
+        known[url]?.version
     }
 
     /// Counts one answer made from `url`'s original while it is past its age and its last
     /// revalidation failed.
     func countIfStaleOnError(_ url: String) {
-        guard let state = known.withLock({ $0[url] }), let failed = state.failedAt else { return }
-        let now = Date().timeIntervalSince1970
+        guard let state = known[url], let failed = state.failedAt else { return }
+        let now = clock.now()
         if now >= state.validatedAt + age, now < failed + backoff { metrics.add(.staleServedOnError) }
     }
 
@@ -164,8 +162,7 @@ final class OriginRevalidator: Sendable {
         try? disk.withEntryLock(key) { () throws(PipelineError) in
             guard let meta = disk.metadata(key) else { return forget(key) }
             note(key, meta)
-            let now = Date().timeIntervalSince1970
-            guard isDue(Freshness(meta), now: now) else { return }
+            guard isDue(Freshness(meta), now: clock.now()) else { return }
             metrics.add(.revalidations)
             metrics.add(.originFetches)
             do {
@@ -182,7 +179,7 @@ final class OriginRevalidator: Sendable {
                 }
             } catch {
                 var failed = meta
-                failed.revalidationFailedAt = Date().timeIntervalSince1970
+                failed.revalidationFailedAt = clock.now()
                 disk.updateMetadata(failed)
                 note(key, failed)
                 metrics.add(.revalidationFailures)
@@ -194,7 +191,7 @@ final class OriginRevalidator: Sendable {
     /// The origin still has these bytes: the age starts over.
     private func confirm(_ meta: DiskDataCache.Metadata, etag: String?, lastModified: String?) {
         var confirmed = meta
-        confirmed.validatedAt = Date().timeIntervalSince1970
+        confirmed.validatedAt = clock.now()
         confirmed.revalidationFailedAt = nil
         confirmed.etag = etag
         confirmed.lastModified = lastModified
@@ -206,11 +203,7 @@ final class OriginRevalidator: Sendable {
     /// The origin has other bytes: store them as a first fetch would. When the disk refuses,
     /// the entry is gone and the next request fetches the URL again.
     private func replace(_ meta: DiskDataCache.Metadata, with fetched: FetchedOriginal) {
-        let now = Date().timeIntervalSince1970
-        let version = PipelineEngine.version(of: fetched.bytes)
-        let replacement = DiskDataCache.Metadata(url: meta.url, length: fetched.bytes.count, contentType: fetched.format.mimeType,
-                                                 version: version, etag: fetched.etag, lastModified: fetched.lastModified,
-                                                 fetchedAt: now, validatedAt: now)
+        let replacement = DiskDataCache.Metadata(url: meta.url, fetched: fetched, now: clock.now())
         metrics.add(.revalidationReplacements)
         if disk.write(fetched.bytes, metadata: replacement) {
             note(meta.url, replacement)
@@ -218,6 +211,6 @@ final class OriginRevalidator: Sendable {
             metrics.add(.diskWriteFailures)
             forget(meta.url)
         }
-        log("revalidated \(meta.url): changed, version \(meta.version) -> \(version)")
+        log("revalidated \(meta.url): changed, version \(meta.version) -> \(replacement.version)")
     }
 }

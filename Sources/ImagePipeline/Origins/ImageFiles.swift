@@ -1,0 +1,35 @@
+import ImageCodec
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Which files in a library folder are photos the pipeline serves, decided in one place for
+/// the catalog (which lists them) and the pipeline (which reads them).
+public enum ImageFiles {
+    /// Formats with a decoder in this build.
+    static let served: Set<ImageFormat> = [.jpeg, .png]
+
+    /// File name endings (lowercase, with the dot) of the served formats.
+    public static let extensions = [".jpg", ".jpeg", ".png"]
+
+    /// Whether the file's name ends in a served extension (any case), or else its first bytes
+    /// are the signature of a served format (a photo saved without an extension).
+    public static func isImage(path: String, name: String) -> Bool {
+        let lower = name.lowercased()
+        if extensions.contains(where: { lower.hasSuffix($0) }) { return true }
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: 16)
+        let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress!, 16) }
+        guard n > 0, let format = ImageFormat.sniff(head[0..<n]) else { return false }
+        return served.contains(format)
+    }
+
+    /// The canonical absolute path (symlinks and `..` resolved), or nil when it does not exist.
+    public static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}

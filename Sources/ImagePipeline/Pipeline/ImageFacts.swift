@@ -1,0 +1,42 @@
+import ImageCodec
+
+/// What a detail page shows about an original, in the web layer's terms: no codec types.
+public struct ImageFacts: Sendable, Equatable {
+    /// Size as displayed (after orientation).
+    public var width: Int
+    public var height: Int
+    /// Stored pixel count, for "12.2 megapixels".
+    public var pixelCount: Int
+    /// Format in words: "JPEG", "JPEG, progressive", "PNG, interlaced".
+    public var format: String
+    /// EXIF DateTimeOriginal as written ("YYYY:MM:DD HH:MM:SS").
+    public var dateTaken: String?
+    public var cameraMake: String?
+    public var cameraModel: String?
+
+    init(_ info: ImageInfo) {
+        width = info.orientedWidth
+        height = info.orientedHeight
+        pixelCount = info.width * info.height
+        format = ImageFacts.formatName(info)
+        dateTaken = info.exif.dateTimeOriginal
+        cameraMake = info.exif.make
+        cameraModel = info.exif.model
+    }
+
+    static func formatName(_ info: ImageInfo) -> String {
+        switch info.format {
+        case .jpeg: return info.progressive ? "JPEG, progressive" : "JPEG"
+        case .png: return info.progressive ? "PNG, interlaced" : "PNG"
+        case .heif: return "HEIF"
+        case .webp: return "WebP"
+        }
+    }
+}
+
+extension ImagePipeline {
+    /// Header facts of the original for detail pages.
+    public func facts(url: String) throws(PipelineError) -> ImageFacts {
+        ImageFacts(try info(url: url))
+    }
+}
