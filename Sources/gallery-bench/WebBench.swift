@@ -51,7 +51,7 @@ enum WebBench {
 
         var table = Table(title: "web: wrk -t2 -c\(connections) -d\(seconds)s on loopback, \(bytes.count)-byte 240x240 JPEG",
                           columns: ["case", "req/s", "vs static", "non-2xx", "requests"])
-        let staticRun = try wrk(url: "http://127.0.0.1:\(setup.cachedPort)/bench-static/thumb.jpg")
+        let staticRun = try wrk(url: "http://127.0.0.1:\(setup.cachedPort)/static/thumb.jpg")
         let cachedRun = try wrk(url: "http://127.0.0.1:\(setup.cachedPort)\(warm)")
         let appRun = try wrk(url: "http://127.0.0.1:\(setup.uncachedPort)\(warm)")
         table.add(["(a) nginx fastcgi_cache", String(format: "%.0f", cachedRun.rps), ratio(cachedRun.rps, staticRun.rps), "\(cachedRun.non2xx)", "\(cachedRun.requests)"])
@@ -116,7 +116,7 @@ final class WebSetup: @unchecked Sendable {
         self.dir = dir
         let fm = FileManager.default
         try? fm.removeItem(atPath: dir)
-        for sub in ["photos", "cache", "static", "nginx/tmp", "nginx/cache"] {
+        for sub in ["photos", "cache", "static"] {
             try fm.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true)
         }
         let sources = ((try? fm.contentsOfDirectory(atPath: photoDir)) ?? [])
@@ -134,60 +134,32 @@ final class WebSetup: @unchecked Sendable {
             "--templates", repo + "/templates", "--public", repo + "/public", "--log", dir + "/gallery.log"])
         cachedPort = try WebSetup.freePort()
         uncachedPort = try WebSetup.freePort()
-        let user: String
-        if getuid() == 0 {
-            user = "user nobody nogroup;"
-            _ = try? WebSetup.runTool("/bin/chown", ["-R", "nobody:nogroup", dir + "/nginx/tmp", dir + "/nginx/cache"])
-        } else {
-            user = ""
-        }
-        let pass = "include /etc/nginx/fastcgi_params; fastcgi_param REQUEST_URI $request_uri; fastcgi_pass unix:\(socket);"
-        let conf = """
-        \(user)
-        worker_processes 2;
-        pid \(dir)/nginx/nginx.pid;
-        error_log \(dir)/nginx/error.log warn;
-        events { worker_connections 1024; }
-        http {
-            include /etc/nginx/mime.types;
-            access_log off;
-            client_body_temp_path \(dir)/nginx/tmp/client;
-            proxy_temp_path \(dir)/nginx/tmp/proxy;
-            fastcgi_temp_path \(dir)/nginx/tmp/fastcgi;
-            uwsgi_temp_path \(dir)/nginx/tmp/uwsgi;
-            scgi_temp_path \(dir)/nginx/tmp/scgi;
-            sendfile on;
-            keepalive_timeout 30s;
-            keepalive_requests 100000;
-            fastcgi_cache_path \(dir)/nginx/cache levels=1:2 keys_zone=bench_img:16m max_size=1g inactive=1d use_temp_path=off;
-            server {
-                listen 127.0.0.1:\(cachedPort);
-                location /bench-static/ { alias \(dir)/static/; }
-                location /img/ {
-                    \(pass)
-                    fastcgi_cache bench_img;
-                    fastcgi_cache_key "$request_method $request_uri";
-                    fastcgi_cache_valid 200 1d;
-                    fastcgi_cache_lock on;
-                    fastcgi_cache_use_stale updating;
-                }
-                location / { \(pass) }
-            }
-            server {
-                listen 127.0.0.1:\(uncachedPort);
-                location / { \(pass) fastcgi_read_timeout 120s; }
+        // The deployment's own nginx configuration (deploy/lib.sh renders it from
+        // deploy/nginx/), twice: as deployed, and with the image cache off so that (b) measures
+        // the app. The static file for (c) is served from its /static/ location.
+        for (name, port, cache) in [("nginx", cachedPort, true), ("nginx-nocache", uncachedPort, false)] {
+            let run = dir + "/" + name
+            try WebSetup.runTool("/bin/bash", ["-c", "source \"$0\"/deploy/lib.sh && render_nginx_conf \"$1\" \"$2\" \"$3\" \"$4\"",
+                                               repo, run, String(port), socket, dir + "/static"])
+            if !cache {
+                let path = run + "/locations.conf"
+                let text = try String(contentsOfFile: path, encoding: .utf8)
+                try text.replacingOccurrences(of: "fastcgi_cache gallery_img;", with: "fastcgi_cache off;")
+                    .write(toFile: path, atomically: true, encoding: .utf8)
             }
         }
-        """
-        try conf.write(toFile: dir + "/nginx/nginx.conf", atomically: true, encoding: .utf8)
         for _ in 0..<100 where !fm.fileExists(atPath: socket) { usleep(50_000) }
-        try WebSetup.runTool("/usr/sbin/nginx", ["-p", dir + "/nginx", "-c", dir + "/nginx/nginx.conf", "-e", dir + "/nginx/error.log"])
+        for name in ["nginx", "nginx-nocache"] {
+            let run = dir + "/" + name
+            try WebSetup.runTool("/usr/sbin/nginx", ["-p", run, "-c", run + "/nginx.conf", "-e", run + "/error.log"])
+        }
         nginxStarted = true
     }
 
     func stop() {
-        if nginxStarted, let text = try? String(contentsOfFile: dir + "/nginx/nginx.pid", encoding: .utf8),
-           let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+        for name in ["nginx", "nginx-nocache"] where nginxStarted {
+            guard let text = try? String(contentsOfFile: dir + "/" + name + "/nginx.pid", encoding: .utf8),
+                  let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { continue }
             kill(pid, SIGTERM)
             for _ in 0..<100 where kill(pid, 0) == 0 { usleep(50_000) }
         }

@@ -272,7 +272,7 @@ enum OriginBehavior: Sendable {
 final class FaultOrigin: @unchecked Sendable {
     let port: Int
     private let listener: Int32
-    private let state = Mutex<(behaviors: [String: OriginBehavior], hits: [String: Int], stopping: Bool)>(([:], [:], false))
+    private let state = Mutex<(behaviors: [String: OriginBehavior], hits: [String: Int], sent: [String: Int], stopping: Bool)>(([:], [:], [:], false))
 
     init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -296,6 +296,8 @@ final class FaultOrigin: @unchecked Sendable {
     func set(_ path: String, _ behavior: OriginBehavior) { state.withLock { $0.behaviors[path] = behavior } }
 
     func hits(_ path: String) -> Int { state.withLock { $0.hits[path] ?? 0 } }
+    /// Body bytes a `.slow` answer for `path` has sent so far.
+    func sent(_ path: String) -> Int { state.withLock { $0.sent[path] ?? 0 } }
 
     var allHits: [String: Int] { state.withLock { $0.hits } }
 
@@ -377,6 +379,7 @@ final class FaultOrigin: @unchecked Sendable {
             while offset < bytes.count, !stopping {
                 let end = min(bytes.count, offset + step)
                 guard FaultNet.sendAll(fd, Array(bytes[offset..<end])) else { return }
+                state.withLock { $0.sent[path, default: 0] += end - offset }
                 offset = end
                 usleep(useconds_t(seconds / Double(pieces) * 1e6))
             }

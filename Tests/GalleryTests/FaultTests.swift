@@ -122,8 +122,10 @@ struct FaultTests {
             inFlight.withLock { $0 = status }
             done.signal()
         }
-        for _ in 0..<100 where origin.hits("/slow.jpg") == 0 { usleep(20_000) }
-        usleep(1_200_000)
+        // Kill it mid-transfer: once a quarter of the body has arrived, whatever the load.
+        let quarter = FaultTests.photo.count / 4
+        for _ in 0..<3000 where origin.sent("/slow.jpg") < quarter { usleep(10_000) }
+        #expect(origin.sent("/slow.jpg") < FaultTests.photo.count, "the transfer ended before the kill")
         stack.killGallery()
         #expect(done.wait(timeout: .now() + 30) == .success)
         let status = inFlight.withLock { $0 } ?? -1

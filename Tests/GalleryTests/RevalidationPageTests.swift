@@ -1,5 +1,6 @@
 import FastCGI
 import Foundation
+import Synchronization
 import Testing
 @testable import Gallery
 @testable import ImagePipeline
@@ -24,6 +25,8 @@ import Testing
         var pc = PipelineConfiguration(cacheDirectory: base + "/cache", libraryRoot: root)
         pc.log = { _ in }
         pc.remoteRevalidateAfter = 0.5
+        let now = Mutex(Date().timeIntervalSince1970)
+        pc.clock = PipelineClock { now.withLock { $0 } }
         let pipeline = ImagePipeline(configuration: pc)
         let repo = Fixtures.repoRoot.path
         let app = try GalleryApp(configuration: GalleryConfiguration(
@@ -39,7 +42,7 @@ import Testing
         #expect(get("/img/\(id)/240x240?v=\(v1)").status == 200)
 
         origin.set("/p.jpg", .image(second))
-        Thread.sleep(forTimeInterval: 0.6)
+        now.withLock { $0 += 0.6 }
         // The page that notices the expiry is not held up by the origin.
         #expect(page().contains("?v=\(v1)"))
         #expect(pipeline.engine.revalidator.waitUntilIdle(timeout: 10))

@@ -48,12 +48,8 @@ import Testing
 
     /// Sizes against cjpeg at the same settings: must be within 5%; we also report whether the
     /// files are byte-identical (they are when our model matches cjpeg's exactly).
-    @Test(arguments: [false, true])
+    @Test(.enabled(if: S.toolExists(Self.cjpeg)), arguments: [false, true])
     func sizeMatchesCjpeg(optimize: Bool) throws {
-        guard S.toolExists(Self.cjpeg) else {
-            print("SKIPPED sizeMatchesCjpeg: \(Self.cjpeg) is missing")
-            return
-        }
         let dir = try S.tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var worst = 0.0
@@ -84,12 +80,8 @@ import Testing
     /// at q90 even through cjpeg (stream 4:2:0: 31.6 dB, statue 4:2:0: 37.4 dB, measured with
     /// libjpeg-turbo 2.1.5), so we assert that we lose nothing against cjpeg (within 0.05 dB)
     /// and a 30 dB floor, and print every figure.
-    @Test(arguments: [JPEGEncoder.Subsampling.s420, .s444])
+    @Test(.enabled(if: S.toolExists(Self.djpeg) && S.toolExists(Self.cjpeg)), arguments: [JPEGEncoder.Subsampling.s420, .s444])
     func roundTripPSNR(subsampling: JPEGEncoder.Subsampling) throws {
-        guard S.toolExists(Self.djpeg), S.toolExists(Self.cjpeg) else {
-            print("SKIPPED roundTripPSNR: \(Self.djpeg) or \(Self.cjpeg) is missing")
-            return
-        }
         let dir = try S.tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var worst = Double.infinity
@@ -116,11 +108,7 @@ import Testing
     }
 
     /// A smooth synthetic image (gradients and a soft disc) does reach 38 dB at quality 90.
-    @Test func smoothImageRoundTripAbove38dB() throws {
-        guard S.toolExists(Self.djpeg) else {
-            print("SKIPPED smoothImageRoundTripAbove38dB: \(Self.djpeg) is missing")
-            return
-        }
+    @Test(.enabled(if: S.toolExists(Self.djpeg))) func smoothImageRoundTripAbove38dB() throws {
         let dir = try S.tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let w = 257, h = 131
@@ -143,11 +131,7 @@ import Testing
     }
 
     /// Sizes that leave partial blocks and MCUs, and every layout: decodable, right size, close.
-    @Test func oddSizesAndLayoutsDecode() throws {
-        guard S.toolExists(Self.djpeg) else {
-            print("SKIPPED oddSizesAndLayoutsDecode: \(Self.djpeg) is missing")
-            return
-        }
+    @Test(.enabled(if: S.toolExists(Self.djpeg))) func oddSizesAndLayoutsDecode() throws {
         let dir = try S.tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let stream = try S.photo("stream_300x200")
@@ -178,11 +162,7 @@ import Testing
 
     /// Gray input gives a one-component file that decodes to the same samples djpeg would get
     /// from cjpeg's encoding of the same PGM.
-    @Test func grayMatchesCjpeg() throws {
-        guard S.toolExists(Self.cjpeg) else {
-            print("SKIPPED grayMatchesCjpeg: \(Self.cjpeg) is missing")
-            return
-        }
+    @Test(.enabled(if: S.toolExists(Self.cjpeg))) func grayMatchesCjpeg() throws {
         let dir = try S.tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let gray = try S.photo("statue_192x288").converted(to: .gray)
@@ -201,11 +181,7 @@ import Testing
     /// Partial blocks and MCUs at every remainder: crops of a photo and noise at sizes 1...35,
     /// gray and colour, both subsamplings, standard and optimised tables, must be
     /// byte-identical to cjpeg (which proves the edge replication and dummy blocks).
-    @Test func oddSizesByteIdenticalToCjpeg() throws {
-        guard S.toolExists(Self.cjpeg) else {
-            print("SKIPPED oddSizesByteIdenticalToCjpeg: \(Self.cjpeg) is missing")
-            return
-        }
+    @Test(.enabled(if: S.toolExists(Self.cjpeg))) func oddSizesByteIdenticalToCjpeg() throws {
         let dir = try S.tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let stream = try S.photo("stream_300x200")

@@ -85,11 +85,7 @@ import Testing
     /// Against Pillow's `Image.resize(size, LANCZOS)` on the photographic sources, down and up
     /// and with different factors per axis: PSNR ≥ 45 dB (we use the same weights and
     /// rounding, so most outputs are identical).
-    @Test func matchesPillowLanczos() throws {
-        guard S.pillowAvailable else {
-            print("SKIPPED matchesPillowLanczos: /usr/bin/python3 with PIL is missing")
-            return
-        }
+    @Test(.enabled(if: S.pillowAvailable)) func matchesPillowLanczos() throws {
         let dir = try S.tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         var worst = Double.infinity

@@ -60,7 +60,8 @@ import Testing
 
     @Test func evictionKeepsTheBoundAndDropsTheLeastRecentlyUsed() throws {
         let dir = makeTempDir("evict")
-        let cache = DiskDataCache(directory: dir, maxBytes: 10_000, lowWaterFraction: 0.9, log: { _ in })
+        let time = ManualClock()
+        let cache = DiskDataCache(directory: dir, maxBytes: 10_000, lowWaterFraction: 0.9, clock: time.clock, log: { _ in })
         let payload = [UInt8](repeating: 7, count: 2000)
         func meta(_ url: String, _ n: Int) -> DiskDataCache.Metadata {
             DiskDataCache.Metadata(url: url, length: n, contentType: "image/jpeg", version: String(SHA256.hex(payload).prefix(12)),
@@ -69,17 +70,17 @@ import Testing
         for i in 0..<4 {
             #expect(cache.write(payload, metadata: meta("u\(i)", payload.count)))
             // mtime is the LRU clock: keep the order unambiguous.
-            Thread.sleep(forTimeInterval: 0.02)
+            time.advance(by: 1)
         }
         #expect(cache.read("u0") != nil)   // u0 becomes the most recently used
-        Thread.sleep(forTimeInterval: 0.02)
+        time.advance(by: 1)
         #expect(cache.write(payload, metadata: meta("u4", payload.count)))
         #expect(cache.totalBytes <= 9_000)
         #expect(cache.read("u1") == nil, "least recently used goes first")
         #expect(cache.read("u0") != nil)
         #expect(cache.read("u4") != nil)
         #expect(cachedDataFiles(dir).count == 4)
-        Thread.sleep(forTimeInterval: 0.02)
+        time.advance(by: 1)
         #expect(cache.write(payload, metadata: meta("u5", payload.count)))
         #expect(cache.read("u2") == nil, "next least recently used")
         #expect(cache.read("u0") != nil)
@@ -205,11 +206,13 @@ import Testing
         for i in 0..<4 { origin.set("/e\(i).jpg", .ok(jpeg, "image/jpeg")) }
         let dir = makeTempDir("pipeevict")
         var config = testConfiguration(cacheDir: dir)
+        let time = ManualClock()
+        config.clock = time.clock
         config.diskCacheBytes = 3 * (jpeg.count + 600)
         let pipeline = ImagePipeline(configuration: config)
         for i in 0..<4 {
             _ = try pipeline.original(url: origin.url("/e\(i).jpg"))
-            Thread.sleep(forTimeInterval: 0.02)
+            time.advance(by: 1)
         }
         let kept = cachedDataFiles(dir)
         #expect(kept.count <= 3)

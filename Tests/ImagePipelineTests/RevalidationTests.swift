@@ -4,10 +4,11 @@ import Testing
 
 /// Revalidation of cached remote originals against a local origin: conditional requests, 304,
 /// replacement, stale-if-error with back-off, coalescing, and the validation time on disk.
-/// Ages are fractions of a second; `expire` sleeps just past one.
+/// Time is a `ManualClock` each test moves past an age with `expire`; nothing sleeps.
 @Suite(.serialized) struct RevalidationTests {
     let jpeg: [UInt8]
     let changed: [UInt8]
+    let time = ManualClock()
     static let changedPath = "jpeg/generated/flower_420_q75.jpg"
     static let spec = SizeSpec(mode: .fit(maxEdge: 120))
 
@@ -16,14 +17,15 @@ import Testing
         changed = try fixtureBytes(Self.changedPath)
     }
 
-    static func configuration(_ dir: String, age: Double, backoff: Double = 60, log: LogSink = LogSink()) -> PipelineConfiguration {
+    func configuration(_ dir: String, age: Double, backoff: Double = 60, log: LogSink = LogSink()) -> PipelineConfiguration {
         var c = testConfiguration(cacheDir: dir, log: log)
+        c.clock = time.clock
         c.remoteRevalidateAfter = age
         c.remoteRevalidateBackoff = backoff
         return c
     }
 
-    static func expire(_ age: Double) { Thread.sleep(forTimeInterval: age + 0.1) }
+    func expire(_ age: Double) { time.advance(by: age + 0.1) }
 
     static func idle(_ p: ImagePipeline) -> Bool { p.engine.revalidator.waitUntilIdle(timeout: 10) }
 
@@ -46,10 +48,10 @@ import Testing
         origin.set("/a.jpg", .validated(jpeg, etag: "\"a1\"", lastModified: "Wed, 21 Oct 2015 07:28:00 GMT"))
         let dir = makeTempDir("reval304")
         let url = origin.url("/a.jpg")
-        let p = ImagePipeline(configuration: Self.configuration(dir, age: 0.5))
+        let p = ImagePipeline(configuration: configuration(dir, age: 0.5))
         let v1 = try p.version(url: url)
         #expect(v1 == Self.version(jpeg))
-        Self.expire(0.5)
+        expire(0.5)
         #expect(try p.version(url: url) == v1)
         #expect(Self.idle(p))
         #expect(origin.count("/a.jpg") == 2)
@@ -76,11 +78,11 @@ import Testing
         let date = "Wed, 21 Oct 2015 07:28:00 GMT"
         origin.set("/lm.jpg", .validated(jpeg, etag: nil, lastModified: date))
         origin.set("/none.jpg", .validated(jpeg, etag: nil, lastModified: nil))
-        let p = ImagePipeline(configuration: Self.configuration(makeTempDir("revalLM"), age: 0.5))
+        let p = ImagePipeline(configuration: configuration(makeTempDir("revalLM"), age: 0.5))
         let v = Self.version(jpeg)
         #expect(try p.version(url: origin.url("/lm.jpg")) == v)
         #expect(try p.version(url: origin.url("/none.jpg")) == v)
-        Self.expire(0.5)
+        expire(0.5)
         _ = try p.version(url: origin.url("/lm.jpg"))
         _ = try p.version(url: origin.url("/none.jpg"))
         #expect(Self.idle(p))
@@ -101,13 +103,13 @@ import Testing
         let dir = makeTempDir("revalChanged")
         let url = origin.url("/c.jpg")
         let log = LogSink()
-        let p = ImagePipeline(configuration: Self.configuration(dir, age: 0.5, log: log))
+        let p = ImagePipeline(configuration: configuration(dir, age: 0.5, log: log))
         let oldRender = try p.render(url: url, spec: Self.spec)
         let v1 = try p.version(url: url)
         #expect(oldRender.version == v1)
 
         origin.set("/c.jpg", .validated(changed, etag: "\"a2\"", lastModified: nil))
-        Self.expire(0.5)
+        expire(0.5)
         // Stale-while-revalidate: the lookup that notices the expiry answers at once.
         #expect(try p.version(url: url) == v1)
         #expect(Self.idle(p))
@@ -140,12 +142,12 @@ import Testing
         let dir = makeTempDir("revalFail")
         let url = origin.url("/f.jpg")
         let log = LogSink()
-        let p = ImagePipeline(configuration: Self.configuration(dir, age: 0.5, backoff: 60, log: log))
+        let p = ImagePipeline(configuration: configuration(dir, age: 0.5, backoff: 60, log: log))
         let v1 = try p.version(url: url)
         let render = try p.render(url: url, spec: Self.spec)
 
         origin.set("/f.jpg", .status(503))
-        Self.expire(0.5)
+        expire(0.5)
         for _ in 0..<5 {
             #expect(try p.version(url: url) == v1)
             #expect(try p.render(url: url, spec: Self.spec).bytes == render.bytes)
@@ -161,21 +163,21 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/" + DiskDataCache.key(url))) == Data(jpeg))
 
         // The failure is on disk: another process (or a restart) waits out the back-off too.
-        let other = ImagePipeline(configuration: Self.configuration(dir, age: 0.5, backoff: 60))
+        let other = ImagePipeline(configuration: configuration(dir, age: 0.5, backoff: 60))
         #expect(try other.version(url: url) == v1)
         #expect(Self.idle(other))
         #expect(origin.count("/f.jpg") == 2)
 
         // With a short back-off: HTML, then a hanging origin, are failures too and never
         // replace the bytes; a request does not wait for the hanging revalidation.
-        let short = ImagePipeline(configuration: Self.configuration(dir, age: 0.5, backoff: 0.3))
+        let short = ImagePipeline(configuration: configuration(dir, age: 0.5, backoff: 0.3))
         origin.set("/f.jpg", .html)
-        Self.expire(0.3)
+        expire(0.3)
         #expect(try short.version(url: url) == v1)
         #expect(Self.idle(short))
         #expect(origin.count("/f.jpg") == 3)
         origin.set("/f.jpg", .hang(seconds: 3))
-        Self.expire(0.3)
+        expire(0.3)
         let start = Date()
         #expect(try short.version(url: url) == v1)
         #expect(try short.render(url: url, spec: Self.spec).bytes == render.bytes)
@@ -187,7 +189,7 @@ import Testing
 
         // Once the origin is back, the next attempt after the back-off succeeds.
         origin.set("/f.jpg", .validated(jpeg, etag: "\"a1\"", lastModified: nil))
-        Self.expire(0.3)
+        expire(0.3)
         _ = try short.version(url: url)
         #expect(Self.idle(short))
         #expect(origin.count("/f.jpg") == 5)
@@ -202,12 +204,12 @@ import Testing
         let url = origin.url("/k.jpg")
         // Two pipelines on one folder stand for two worker processes: only the entry lock and
         // the metadata on disk are shared between them.
-        let a = ImagePipeline(configuration: Self.configuration(dir, age: 0.5))
-        let b = ImagePipeline(configuration: Self.configuration(dir, age: 0.5))
+        let a = ImagePipeline(configuration: configuration(dir, age: 0.5))
+        let b = ImagePipeline(configuration: configuration(dir, age: 0.5))
         let v = try a.version(url: url)
         #expect(try b.version(url: url) == v)
         #expect(origin.count("/k.jpg") == 1)
-        Self.expire(0.5)
+        expire(0.5)
         let answers = Collector<String?>()
         runConcurrently(10) { i in
             let p = i < 5 ? a : b
@@ -226,20 +228,20 @@ import Testing
         let dir = makeTempDir("revalRestart")
         let url = origin.url("/s.jpg")
         let age = 1.0
-        let first = ImagePipeline(configuration: Self.configuration(dir, age: age))
+        let first = ImagePipeline(configuration: configuration(dir, age: age))
         _ = try first.version(url: url)
-        Self.expire(age)
+        expire(age)
         _ = try first.version(url: url)
         #expect(Self.idle(first))
         #expect(origin.count("/s.jpg") == 2)
 
         // More than `age` after the fetch but less after the revalidation: not due.
-        Thread.sleep(forTimeInterval: 0.3)
-        let second = ImagePipeline(configuration: Self.configuration(dir, age: age))
+        time.advance(by: 0.3)
+        let second = ImagePipeline(configuration: configuration(dir, age: age))
         #expect(try second.version(url: url) == Self.version(jpeg))
         #expect(Self.idle(second))
         #expect(origin.count("/s.jpg") == 2)
-        Self.expire(age - 0.3)
+        expire(age - 0.3)
         _ = try second.version(url: url)
         #expect(Self.idle(second))
         #expect(origin.count("/s.jpg") == 3)
@@ -254,13 +256,13 @@ import Testing
         let origin = try TestOrigin()
         origin.set("/n.jpg", .validated(jpeg, etag: "\"a1\"", lastModified: nil))
         let dir = makeTempDir("revalNever")
-        let never = ImagePipeline(configuration: Self.configuration(dir, age: .infinity))
+        let never = ImagePipeline(configuration: configuration(dir, age: .infinity))
         _ = try never.version(url: origin.url("/n.jpg"))
-        Self.expire(PipelineConfiguration.minimumRevalidateAfter)
+        expire(PipelineConfiguration.minimumRevalidateAfter)
         _ = try never.version(url: origin.url("/n.jpg"))
         #expect(Self.idle(never))
         #expect(origin.count("/n.jpg") == 1)
-        let zero = ImagePipeline(configuration: Self.configuration(dir, age: 0))
+        let zero = ImagePipeline(configuration: configuration(dir, age: 0))
         #expect(zero.engine.revalidator.age == PipelineConfiguration.minimumRevalidateAfter)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import ImageCodec
 @testable import ImagePipeline
 
@@ -77,4 +78,26 @@ final class Collector<T>: @unchecked Sendable {
     private var items: [T] = []
     func add(_ item: T) { lock.lock(); items.append(item); lock.unlock() }
     var all: [T] { lock.lock(); defer { lock.unlock() }; return items }
+}
+
+/// A clock tests move by hand instead of sleeping: starts at the wall clock's now, so file
+/// times written meanwhile stay comparable.
+final class ManualClock: Sendable {
+    private let seconds = Mutex(Date().timeIntervalSince1970)
+
+    var clock: PipelineClock { PipelineClock { [self] in seconds.withLock { $0 } } }
+
+    func advance(by delta: Double) { seconds.withLock { $0 += delta } }
+}
+
+/// Polls `condition` every millisecond until it holds or `timeout` seconds pass: tests wait
+/// for a state, never for a guessed amount of time.
+@discardableResult
+func waitUntil(timeout: Double = 30, _ condition: () -> Bool) -> Bool {
+    let end = Date().addingTimeInterval(timeout)
+    while !condition() {
+        if Date() > end { return false }
+        usleep(1000)
+    }
+    return true
 }

@@ -156,7 +156,7 @@ final class DiskDataCache: Sendable {
                 verified.set(file, for: key)
             }
             // Last access = mtime; a failure here (read-only disk) only makes the LRU coarser.
-            _ = futimens(fd, nil)
+            markUsed { futimens(fd, $0) }
             return (bytes, meta)
         }
         remove(url, reason: problem)
@@ -198,6 +198,7 @@ final class DiskDataCache: Sendable {
             let written = stat(temps[0], &st) == 0 ? Verified(inode: UInt64(st.st_ino), size: bytes.count, version: metadata.version) : nil
             verified.remove(key)
             try writer.commit(temps[0], to: path(key))
+            markUsed { utimensat(AT_FDCWD, path(key), $0, 0) }
             try writer.commit(temps[1], to: path(key, Self.metadataSuffix))
             temps = []
             // The caller made the version from these very bytes: no need to hash them again.
@@ -236,6 +237,16 @@ final class DiskDataCache: Sendable {
             reportFailure("disk cache: cannot update metadata of \(metadata.url): \(error)")
             return false
         }
+    }
+
+    /// Sets a data file's access and modification time to the clock's now: its mtime is what
+    /// LRU eviction sorts by, so it follows the same (injectable) clock as everything else.
+    private func markUsed(_ set: (UnsafePointer<timespec>) -> Int32) {
+        let now = clock.now()
+        let whole = now.rounded(.down)
+        let t = timespec(tv_sec: Int(whole), tv_nsec: Int((now - whole) * 1e9))
+        let times = [t, t]
+        _ = times.withUnsafeBufferPointer { set($0.baseAddress!) }
     }
 
     /// Deletes `url`'s entry (corrupt, undecodable or evicted).
