@@ -26,13 +26,13 @@ enum WebBench {
         do {
             let setup = try WebSetup(dir: dir, photoDir: context.photoDir, galleryBinary: context.galleryBinary)
             defer { setup.stop() }
-            try measure(setup, runs: context.runs)
+            try measure(setup)
         } catch {
             print("\n## web\nfailed: \(error)")
         }
     }
 
-    private static func measure(_ setup: WebSetup, runs: Int) throws {
+    private static func measure(_ setup: WebSetup) throws {
         let index = try setup.fetch(port: setup.cachedPort, path: "/")
         let albumPaths = matches(in: index.text, prefix: "/album/", allowed: "0123456789abcdef")
         var covers: [String] = []
