@@ -4,6 +4,8 @@ public enum Route: Equatable, Sendable {
     case index(page: Int)
     case album(id: String, page: Int)
     case photo(id: String)
+    /// `/album/<id>/photos?page=N`: one album page of photos as JSON, for the viewer.
+    case albumPhotos(id: String, page: Int)
     case original(id: String)
     /// `spec` as written ("480", "240x240"); `version` from `?v=`, nil when absent or malformed.
     case image(id: String, spec: String, version: String?)
@@ -40,6 +42,9 @@ public enum Router {
             case "original": return .original(id: segments[1])
             default: return .notFound
             }
+        case 3 where segments[0] == "album" && StableID.isWellFormed(segments[1]) && segments[2] == "photos":
+            guard let page = pageNumber(params) else { return .notFound }
+            return .albumPhotos(id: segments[1], page: page)
         case 3 where segments[0] == "img" && StableID.isWellFormed(segments[1]) && isSpecShape(segments[2]):
             let v = params["v"].flatMap { isVersionShape($0) ? $0 : nil }
             return .image(id: segments[1], spec: segments[2], version: v)
