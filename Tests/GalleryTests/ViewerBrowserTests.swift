@@ -34,7 +34,7 @@ import Glibc
     /// Walk/: five photos in name order, one large enough that zoom has a bigger size to load.
     static let photos: [(name: String, width: Int, height: Int)] = [
         ("1 Harbour.jpg", 3000, 2000), ("2 Small.jpg", 600, 400), ("3 Tower.jpg", 1000, 1500),
-        ("4 Field.jpg", 1600, 1200), ("5 Dunes.jpg", 2200, 1400),
+        ("4 Field.jpg", 1600, 1200), ("5 Dunes.jpg", 1800, 1200),
     ]
 
     static func makeLibrary() throws -> TestLibrary {
@@ -156,6 +156,26 @@ import Glibc
         try expectShown(0, "open")
         #expect(try b.evalString("document.activeElement && document.activeElement.className") == "viewer")
         try shot("open")
+        if screen.scale == 1 {
+            // Labels for screen readers, and Tab never leaves the dialog.
+            let labels = try b.evalString("""
+                (function(){var v=document.querySelector('.viewer');return [v.getAttribute('role'),v.getAttribute('aria-modal'),
+                document.querySelector('.viewer-position').getAttribute('aria-live')].concat(
+                Array.prototype.map.call(v.querySelectorAll('button,select'),function(b){return b.getAttribute('aria-label')})).join('|');})()
+                """)
+            #expect(labels == "dialog|true|polite|Start slideshow|Slideshow interval|Zoom out|Zoom in|Close viewer|Previous photo|Next photo")
+            for _ in 0..<8 {
+                try b.key("Tab", code: "Tab", keyCode: 9)
+                #expect(try b.eval("document.querySelector('.viewer').contains(document.activeElement)") as? Bool == true)
+            }
+            _ = try b.eval("document.querySelector('.viewer').focus(), 1")
+        }
+        if screen.scale == 2 {
+            // prefers-reduced-motion: no slide or zoom animation.
+            try b.call("Emulation.setEmulatedMedia", ["features": [["name": "prefers-reduced-motion", "value": "reduce"]]])
+            #expect(try b.evalString("getComputedStyle(document.querySelector('.viewer-strip')).transitionDuration + ' ' + getComputedStyle(document.querySelector('.viewer-img')).transitionDuration") == "0s 0s")
+            try b.call("Emulation.setEmulatedMedia", ["features": [["name": "prefers-reduced-motion", "value": ""]]])
+        }
         try stepKey(true)
         try expectShown(1, screen.touch ? "swipe left" : "ArrowRight")
         try stepKey(true)
@@ -196,6 +216,14 @@ import Glibc
             try b.wait("galleryViewer.state().index === 1", timeout: 15, "\(tag): slideshow advanced")
             try b.key(" ", code: "Space", keyCode: 32, text: " ")
             try b.wait("!galleryViewer.state().slideshow", "\(tag): slideshow stopped")
+        }
+
+        if screen.touch {
+            // Swipe down closes, and the address bar returns to the album; then open again.
+            try b.touch((0...6).map { i in [(cx, cy - 100 + Double(i) * 40)] })
+            try b.wait("!galleryViewer.state().open && location.pathname === '\(albumPath)'", "\(tag): swipe down closes the viewer")
+            try activate(".grid.items a[data-index=\"1\"] img")
+            try expectShown(1, "open again")
         }
 
         // Back closes the viewer, the address bar returns to the album, focus to the grid.
