@@ -1,5 +1,7 @@
 // Arrow keys step through an album on the detail page (links marked data-nav).
+// The full-screen viewer (viewer.js) handles keys itself while open and marks them handled.
 document.addEventListener("keydown", function (event) {
+  if (event.defaultPrevented) return;
   if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
   var target = event.target;
   if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;

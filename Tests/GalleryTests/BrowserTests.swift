@@ -90,7 +90,7 @@ import Glibc
                     #expect(img.complete, "\(name)@\(scale)x: \(img.src) did not load")
                     #expect(Int(img.dpr) == scale)
                     let path = String(img.src.drop { $0 != "/" }.dropFirst(2).drop { $0 != "/" })
-                    let want = Self.wantedSpec(for: path, page: name, scale: scale)
+                    let want = Self.wantedSpec(for: path, page: name, scale: scale, catalog: catalog)
                     #expect(path.contains("/\(want)?v="), "\(name)@\(scale)x: browser chose \(path), want spec \(want)")
                     let size = try #require(ImageURLs.expectedSize(path, catalog: catalog))
                     #expect(img.w == size.width && img.h == size.height,
@@ -104,11 +104,24 @@ import Glibc
         }
     }
 
-    /// Thumbnails: 240x240 at 1x, 480x480 at 2x. Detail: 960 at 1x, 1920 at 2x (the 1600 px
-    /// test photo renders 1600 wide for both 1920 and 2560, so srcset offers 960 and 1920 only).
-    static func wantedSpec(for path: String, page: String, scale: Int) -> String {
+    /// Thumbnails: 240x240 at 1x, 480x480 at 2x, unless the source cannot fill that square:
+    /// srcset then lists squares by their true width (a 250×156 source offers 240x240 at 156w
+    /// only), and the browser takes the smallest that is wide enough, else the widest. Detail:
+    /// 960 at 1x, 1920 at 2x (the 1600 px test photo renders 1600 wide for both 1920 and 2560,
+    /// so srcset offers 960 and 1920 only).
+    static func wantedSpec(for path: String, page: String, scale: Int, catalog: Catalog) -> String {
         if page == "photo" { return scale == 1 ? "960" : "1920" }
-        return scale == 1 ? "240x240" : "480x480"
+        let id = String(path.split(separator: "/")[1])
+        guard let item = catalog.items[id], case .file(_, let file) = item.source,
+              let data = FileManager.default.contents(atPath: file), let info = try? ImageCodec.probe(Array(data)) else {
+            return scale == 1 ? "240x240" : "480x480"
+        }
+        var seen = Set<Int>()
+        let candidates: [(spec: String, width: Int)] = [240, 480, 720].compactMap { edge in
+            let width = ResizeMode.cover(width: edge, height: edge).plan(width: info.orientedWidth, height: info.orientedHeight).outputWidth
+            return seen.insert(width).inserted ? ("\(edge)x\(edge)", width) : nil
+        }
+        return (candidates.first { $0.width >= 240 * scale } ?? candidates.last!).spec
     }
 
     static func probeResult(_ dom: String) throws -> [Shown] {

@@ -71,19 +71,41 @@ import Testing
         }
     }
 
-    @Test func coverWithoutUpscaleKeepsSmallSources() {
-        // Smaller than the box on both axes: the whole source, unscaled.
+    @Test func coverWithoutUpscaleKeepsTheBoxShape() {
+        // Smaller than the box on both axes: the largest centred square, unscaled.
         #expect(ResizeMode.cover(width: 240, height: 240).plan(width: 100, height: 50)
-            == ResizePlan(scaledWidth: 100, scaledHeight: 50, cropX: 0, cropY: 0, outputWidth: 100, outputHeight: 50))
-        // Larger on one axis only: crop that axis to the box, centred.
+            == ResizePlan(scaledWidth: 100, scaledHeight: 50, cropX: 25, cropY: 0, outputWidth: 50, outputHeight: 50))
+        // The case: 600×400 for a 480×480 slot is 400×400, not 480×400.
+        #expect(ResizeMode.cover(width: 480, height: 480).plan(width: 600, height: 400)
+            == ResizePlan(scaledWidth: 600, scaledHeight: 400, cropX: 100, cropY: 0, outputWidth: 400, outputHeight: 400))
+        #expect(ResizeMode.cover(width: 480, height: 480).plan(width: 400, height: 600)
+            == ResizePlan(scaledWidth: 400, scaledHeight: 600, cropX: 0, cropY: 100, outputWidth: 400, outputHeight: 400))
+        // Larger on one axis only: still square, as tall as the source.
         #expect(ResizeMode.cover(width: 240, height: 240).plan(width: 1000, height: 100)
-            == ResizePlan(scaledWidth: 1000, scaledHeight: 100, cropX: 380, cropY: 0, outputWidth: 240, outputHeight: 100))
-        // 10000×1 into 240×240: 240×1 from the middle.
+            == ResizePlan(scaledWidth: 1000, scaledHeight: 100, cropX: 450, cropY: 0, outputWidth: 100, outputHeight: 100))
+        // A non-square box keeps its 4:3: 200×100 gives 133×100.
+        #expect(ResizeMode.cover(width: 400, height: 300).plan(width: 200, height: 100)
+            == ResizePlan(scaledWidth: 200, scaledHeight: 100, cropX: 33, cropY: 0, outputWidth: 133, outputHeight: 100))
+        // 10000×1 into 240×240: one pixel from the middle.
         #expect(ResizeMode.cover(width: 240, height: 240).plan(width: 10000, height: 1)
-            == ResizePlan(scaledWidth: 10000, scaledHeight: 1, cropX: 4880, cropY: 0, outputWidth: 240, outputHeight: 1))
+            == ResizePlan(scaledWidth: 10000, scaledHeight: 1, cropX: 4999, cropY: 0, outputWidth: 1, outputHeight: 1))
         // Exactly the box: unchanged.
         #expect(ResizeMode.cover(width: 240, height: 240).plan(width: 240, height: 240)
             == ResizePlan(scaledWidth: 240, scaledHeight: 240, cropX: 0, cropY: 0, outputWidth: 240, outputHeight: 240))
+    }
+
+    @Test func coverWithoutUpscaleAlwaysHasTheBoxAspect() {
+        for (w, h) in [(600, 400), (400, 600), (250, 156), (7, 13), (65500, 3), (3, 65500), (1, 1), (479, 480)] {
+            for (bw, bh) in [(240, 240), (480, 480), (720, 720), (400, 300), (100, 300)] {
+                let p = ResizeMode.cover(width: bw, height: bh).plan(width: w, height: h)
+                #expect(p.outputWidth <= bw && p.outputHeight <= bh && p.outputWidth <= w && p.outputHeight <= h, "\(w)x\(h) into \(bw)x\(bh): \(p)")
+                #expect(p.outputWidth >= 1 && p.outputHeight >= 1)
+                // Within rounding (half a pixel on the shorter output side) of the box's shape.
+                let error = abs(Double(p.outputWidth) * Double(bh) - Double(p.outputHeight) * Double(bw)) / Double(max(bw, bh))
+                #expect(error <= 0.5 || min(p.outputWidth, p.outputHeight) == 1, "\(w)x\(h) into \(bw)x\(bh): \(p)")
+                #expect(p.cropX >= 0 && p.cropX + p.outputWidth <= w && p.cropY >= 0 && p.cropY + p.outputHeight <= h)
+            }
+        }
     }
 
     @Test func coverExtremeAspectWithUpscale() {

@@ -134,7 +134,7 @@ func checkRoute(_ route: Route, path: String) {
     }
     if !safe { precondition(route == .notFound, "path with unsafe bytes routed: \(path)") }
     switch route {
-    case .album(let id, let page):
+    case .album(let id, let page), .albumPhotos(let id, let page):
         precondition(StableID.isWellFormed(id) && page >= 1 && page <= Router.maxPage, "bad album route")
     case .photo(let id), .original(let id), .badImageSize(let id):
         precondition(StableID.isWellFormed(id), "bad id \(id)")

@@ -62,6 +62,8 @@ public final class GalleryApp: FastCGIHandler, Sendable {
             return ("album", albumPage(albumID: id, page: page, catalog: snapshot))
         case .photo(let id):
             return ("photo", photoPage(itemID: id, catalog: catalog))
+        case .albumPhotos(let id, let page):
+            return ("album_photos", viewerFeed(albumID: id, page: page, catalog: catalog))
         case .original(let id):
             return ("original", original(itemID: id, request: request))
         case .image(let id, let spec, let version):
@@ -101,6 +103,7 @@ public final class GalleryApp: FastCGIHandler, Sendable {
             "siteTitle": .string(catalog.siteTitle),
             "cssURL": .string(assets.url("gallery.css")),
             "jsURL": .string(assets.url("gallery.js")),
+            "viewerJSURL": .string(assets.url("viewer.js")),
             "iconURL": .string(assets.url("favicon.svg")),
         ]
     }

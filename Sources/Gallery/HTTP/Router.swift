@@ -6,6 +6,8 @@ public enum Route: Equatable, Sendable {
     case index(page: Int)
     case album(id: String, page: Int)
     case photo(id: String)
+    /// `/album/<id>/photos?page=N`: one album page of photos as JSON, for the viewer.
+    case albumPhotos(id: String, page: Int)
     case original(id: String)
     /// `spec` parsed from "480" or "240x240"; `version` from `?v=`, nil when absent or malformed.
     case image(id: String, spec: SizeSpec, version: String?)
@@ -44,6 +46,9 @@ public enum Router {
             case "original": return .original(id: segments[1])
             default: return .notFound
             }
+        case 3 where segments[0] == "album" && StableID.isWellFormed(segments[1]) && segments[2] == "photos":
+            guard let page = pageNumber(params) else { return .notFound }
+            return .albumPhotos(id: segments[1], page: page)
         case 3 where segments[0] == "img" && StableID.isWellFormed(segments[1]):
             guard let spec = SizeSpec(parsing: segments[2]) else { return .badImageSize(id: segments[1]) }
             let v = params["v"].flatMap { isVersionShape($0) ? $0 : nil }

@@ -16,17 +16,18 @@ extension GalleryApp {
             .compactMap { catalog.items[$0] }
         let subalbums = page == 1 ? album.albumIDs.compactMap { catalog.albums[$0] } : []
         let covers = subalbums.map { catalog.coverItem(of: $0.id) }
-        let versionByID = versions(of: items + covers.compactMap { $0 })
+        let factsByID = photoFacts(of: items + covers.compactMap { $0 })
 
         var eagerLeft = GalleryApp.eagerThumbnails
         func thumbnail(_ item: CatalogItem?) -> TemplateValue {
             guard let item else { return .null }
             var img: [String: TemplateValue]
-            switch versionByID[item.id] ?? .failed {
+            let facts = factsByID[item.id]
+            switch facts?.lookup ?? .failed {
             case .failed: return .null
             case .pending: img = ImageLinks.cover(id: item.id, version: nil)
             case .version(let version):
-                img = ImageLinks.cover(id: item.id, version: version)
+                img = ImageLinks.cover(id: item.id, version: version, orientedWidth: facts?.width, orientedHeight: facts?.height)
                 img["placeholder"] = .optional(pipeline.placeholderColour(url: item.sourceURL, version: version))
             }
             img["lazy"] = .bool(eagerLeft <= 0)
@@ -43,9 +44,10 @@ extension GalleryApp {
                 "img": thumbnail(cover),
             ]
         }
-        let itemEntries: [TemplateValue] = items.map { item in
+        let firstIndex = (page - 1) * pageSize
+        let itemEntries: [TemplateValue] = items.enumerated().map { offset, item in
             ["url": .string("/photo/\(item.id)"), "title": .string(item.title), "caption": .optional(item.caption),
-             "img": thumbnail(item)]
+             "img": thumbnail(item), "index": .int(firstIndex + offset)]
         }
 
         var context = chrome()
@@ -64,6 +66,7 @@ extension GalleryApp {
         context["items"] = .list(itemEntries)
         context["hasAlbums"] = .bool(!albumEntries.isEmpty)
         context["hasItems"] = .bool(!itemEntries.isEmpty)
+        context["viewer"] = viewerAttributes(albumID: albumID, catalog: catalog)
         context["empty"] = .bool(albumEntries.isEmpty && itemEntries.isEmpty)
         context["pagination"] = pagination(base: albumURL(albumID, catalog: catalog), page: page, pages: pages)
         return HTTPResponses.html(200, templates.renderPage("album", context: .object(context)))

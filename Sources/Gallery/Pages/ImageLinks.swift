@@ -20,12 +20,26 @@ enum ImageLinks {
         "\(coverEdge * scale)x\(coverEdge * scale)"
     }
 
-    /// Attributes of a square list thumbnail.
-    static func cover(id: String, version: String?) -> [String: TemplateValue] {
-        let srcset = coverScales.map { "\(url(id: id, spec: coverSpec(scale: $0), version: version)) \(coverEdge * $0)w" }
+    /// Attributes of a square list thumbnail. With the displayed (oriented) source size known,
+    /// srcset lists only the squares the source can give, each with its true width: a cover is
+    /// never enlarged, so a source whose shorter side is under a square's edge renders that
+    /// square at the shorter side (600×400 → 240x240 240w, 480x480 400w; 720x720 would be
+    /// 400 px again and is left out). Without it, all three at their nominal widths.
+    static func cover(id: String, version: String?, orientedWidth: Int? = nil, orientedHeight: Int? = nil) -> [String: TemplateValue] {
+        var seen = Set<Int>()
+        var candidates: [String] = []
+        for scale in coverScales {
+            let edge = coverEdge * scale
+            var width = edge
+            if let w = orientedWidth, let h = orientedHeight, w > 0, h > 0 {
+                width = SizeSpec.cover(width: edge, height: edge).outputSize(width: w, height: h).width
+            }
+            guard seen.insert(width).inserted else { continue }
+            candidates.append("\(url(id: id, spec: coverSpec(scale: scale), version: version)) \(width)w")
+        }
         return [
             "src": .string(url(id: id, spec: coverSpec(scale: 1), version: version)),
-            "srcset": .string(srcset.joined(separator: ", ")),
+            "srcset": .string(candidates.joined(separator: ", ")),
             "sizes": .string(coverSizes),
             "width": .int(coverEdge),
             "height": .int(coverEdge),

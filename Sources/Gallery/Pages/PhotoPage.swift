@@ -40,6 +40,8 @@ extension GalleryApp {
             let position = (album.itemIDs.firstIndex(of: itemID) ?? 0) + 1
             context["position"] = .string("\(position) of \(album.itemIDs.count)")
             context["albumURL"] = .string(albumURL(album.id, catalog: catalog))
+            context["viewer"] = viewerAttributes(albumID: album.id, catalog: catalog)
+            context["index"] = .int(position - 1)
         }
         return HTTPResponses.html(200, templates.renderPage("photo", context: .object(context)))
     }

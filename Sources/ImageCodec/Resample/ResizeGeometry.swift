@@ -37,7 +37,8 @@ extension ResizeMode {
     ///   both axes (the other axis rounded to nearest, never below the box), then a centred crop
     ///   of exactly the box (odd leftovers put the extra pixel on the right/bottom). Without
     ///   `allowUpscale`, a source that would need enlarging keeps scale 1 and is cropped, centred,
-    ///   to min(box, source) on each axis, so the output can be smaller than the box.
+    ///   to the largest rectangle of the box's shape that fits in it (a page reserves a box of
+    ///   that shape: 600×400 into 480×480 gives 400×400, not 480×400), each side at least 1 px.
     ///
     /// Non-positive sizes in the mode or the source are treated as 1 (the plan never traps;
     /// callers validate user input before this). Arithmetic is exact integer arithmetic.
@@ -64,7 +65,16 @@ extension ResizeMode {
             let widthGoverns = bw.multipliedFullWidth(by: h) >= bh.multipliedFullWidth(by: w)
             let needsUpscale = widthGoverns ? bw > w : bh > h
             if needsUpscale && !allowUpscale {
-                let ow = min(bw, w), oh = min(bh, h)
+                // The governing axis is the one the source cannot fill: it keeps its full
+                // length and the other follows the box's aspect ratio (never beyond the source).
+                let ow: Int, oh: Int
+                if widthGoverns {
+                    ow = w
+                    oh = min(h, max(1, ResizeMode.roundedRatio(w, bh, bw)))
+                } else {
+                    oh = h
+                    ow = min(w, max(1, ResizeMode.roundedRatio(h, bw, bh)))
+                }
                 return ResizePlan(scaledWidth: w, scaledHeight: h, cropX: (w - ow) / 2, cropY: (h - oh) / 2,
                                   outputWidth: ow, outputHeight: oh)
             }

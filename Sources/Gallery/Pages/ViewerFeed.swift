@@ -1,0 +1,101 @@
+import FastCGI
+import Foundation
+
+/// `/album/<id>/photos?page=N`: the photos of one album page (the same `pageSize` photos, in
+/// the same order, as the grid page N) as JSON, for the full-screen viewer (public/viewer.js).
+///
+/// Why pages: an album of thousands of photos would make one list too big to embed or send;
+/// the viewer loads the page that holds the photo it shows and fetches a neighbouring page
+/// when it steps near the edge. Each photo carries the fit sizes of the detail image with
+/// their true widths (only sizes the source can fill, when its size is known in time) and the
+/// largest size for zoom.
+extension GalleryApp {
+    struct ViewerFeed: Encodable {
+        var album: String
+        var albumURL: String
+        var title: String
+        var total: Int
+        var page: Int
+        var pages: Int
+        var pageSize: Int
+        var photos: [ViewerPhoto]
+    }
+
+    struct ViewerPhoto: Encodable {
+        /// Position in the album, from 0.
+        var index: Int
+        var id: String
+        var url: String
+        var title: String
+        /// Displayed (oriented) size of the original; nil when not known in time.
+        var width: Int?
+        var height: Int?
+        /// Fit sizes, smallest first; empty when the photo cannot be shown.
+        var srcset: [Candidate]
+        /// The largest size, loaded when the viewer zooms in.
+        var large: String?
+    }
+
+    struct Candidate: Encodable {
+        var src: String
+        /// Pixel width of the rendered image (nominal, the longest edge, when the size is unknown).
+        var width: Int
+    }
+
+    func viewerFeed(albumID: String, page: Int, catalog: Catalog) -> FastCGIResponse {
+        guard let album = catalog.albums[albumID] else { return errors.response(404) }
+        let pageSize = configuration.pageSize
+        let total = album.itemIDs.count
+        let pages = max(1, (total + pageSize - 1) / pageSize)
+        guard page <= pages else { return errors.response(404) }
+        let start = min(total, (page - 1) * pageSize)
+        let slice = album.itemIDs[start..<min(total, start + pageSize)]
+        let items = slice.compactMap { catalog.items[$0] }
+        let facts = photoFacts(of: items)
+        var photos: [ViewerPhoto] = []
+        for (offset, id) in slice.enumerated() {
+            guard let item = catalog.items[id] else { continue }
+            let f = facts[id] ?? PhotoFacts(lookup: .pending)
+            var photo = ViewerPhoto(index: start + offset, id: id, url: "/photo/\(id)", title: item.title,
+                                    width: f.width, height: f.height, srcset: [], large: nil)
+            if f.lookup != .failed {
+                photo.srcset = GalleryApp.viewerCandidates(id: id, version: f.version, width: f.width, height: f.height)
+                photo.large = photo.srcset.last?.src
+            }
+            photos.append(photo)
+        }
+        let feed = ViewerFeed(album: albumID, albumURL: albumURL(albumID, catalog: catalog), title: album.title,
+                              total: total, page: page, pages: pages, pageSize: pageSize, photos: photos)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        guard let data = try? encoder.encode(feed) else { return errors.response(500) }
+        return HTTPResponses.text(200, String(decoding: data, as: UTF8.self), contentType: "application/json; charset=utf-8")
+    }
+
+    /// The detail edges (960, 1920, 2560) as fit renders, without the ones that would come out
+    /// the same size as a smaller one (a source never gets enlarged).
+    static func viewerCandidates(id: String, version: String?, width: Int?, height: Int?) -> [Candidate] {
+        var seen = Set<Int>()
+        var out: [Candidate] = []
+        for edge in ImageLinks.detailEdges {
+            var w = edge
+            if let width, let height, width > 0, height > 0 {
+                w = ImageLinks.fitSize(width: width, height: height, maxEdge: edge).width
+            }
+            guard seen.insert(w).inserted else { continue }
+            out.append(Candidate(src: ImageLinks.url(id: id, spec: String(edge), version: version), width: w))
+        }
+        return out
+    }
+
+    /// Data attributes the viewer reads from a list or detail page: where the album's pages
+    /// of photos are, how many photos it has and how many a page holds.
+    func viewerAttributes(albumID: String, catalog: Catalog) -> TemplateValue {
+        guard let album = catalog.albums[albumID] else { return .null }
+        return [
+            "feed": .string("/album/\(albumID)/photos"),
+            "total": .int(album.itemIDs.count),
+            "pageSize": .int(configuration.pageSize),
+        ]
+    }
+}
