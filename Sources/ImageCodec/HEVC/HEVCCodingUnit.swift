@@ -12,7 +12,7 @@ extension HEVCSliceDecoder {
                Int(frame.ctDepth[(y0 >> 2) * w4 + ((x0 - 1) >> 2)]) > depth { inc += 1 }
             if frame.available(xCur: x0, yCur: y0, xN: x0, yN: y0 - 1),
                Int(frame.ctDepth[((y0 - 1) >> 2) * w4 + (x0 >> 2)]) > depth { inc += 1 }
-            split = cabac.decodeBin(&contexts[HEVCCABACTables.splitCuFlag + inc]) == 1
+            split = cabac.pointee.decodeBin(&contexts[HEVCCABACTables.splitCuFlag + inc]) == 1
         } else {
             split = log2CbSize > sps.log2MinCbSize
         }
@@ -36,8 +36,7 @@ extension HEVCSliceDecoder {
 
     /// qPY_PRED of the quantization group at (x, y) (8.6.1).
     private func startQuantizationGroup(x: Int, y: Int) {
-        let previous = resetQpPrediction ? sliceQp : lastQpY
-        resetQpPrediction = false
+        let previous = lastQpY
         let log2Ctb = sps.log2CtbSize
         let w4 = frame.widthIn4
         var a = previous, b = previous
@@ -53,10 +52,10 @@ extension HEVCSliceDecoder {
     private func decodeCodingUnit(x0: Int, y0: Int, log2CbSize: Int, depth: Int) throws {
         let size = 1 << log2CbSize
         cuTransquantBypass = pps.transquantBypassEnabled
-            && cabac.decodeBin(&contexts[HEVCCABACTables.cuTransquantBypass]) == 1
+            && cabac.pointee.decodeBin(&contexts[HEVCCABACTables.cuTransquantBypass]) == 1
         var partNxN = false
         if log2CbSize == sps.log2MinCbSize {
-            partNxN = cabac.decodeBin(&contexts[HEVCCABACTables.partMode]) == 0
+            partNxN = cabac.pointee.decodeBin(&contexts[HEVCCABACTables.partMode]) == 0
         }
         updateQpY()
         let w4 = frame.widthIn4
@@ -66,7 +65,7 @@ extension HEVCSliceDecoder {
         }
         var pcm = false
         if !partNxN && sps.pcmEnabled && log2CbSize >= sps.log2MinPcmCbSize && log2CbSize <= sps.log2MaxPcmCbSize {
-            pcm = cabac.decodeTerminate() == 1
+            pcm = cabac.pointee.decodeTerminate() == 1
         }
         if pcm {
             fillIntraMode(x0: x0, y0: y0, size: size, mode: 1)
@@ -101,7 +100,7 @@ extension HEVCSliceDecoder {
         let parts = partNxN ? 4 : 1
         let pb = partNxN ? size >> 1 : size
         var prevFlags = 0
-        for i in 0..<parts where cabac.decodeBin(&contexts[HEVCCABACTables.prevIntraLumaPred]) == 1 {
+        for i in 0..<parts where cabac.pointee.decodeBin(&contexts[HEVCCABACTables.prevIntraLumaPred]) == 1 {
             prevFlags |= 1 << i
         }
         let w4 = frame.widthIn4
@@ -125,10 +124,10 @@ extension HEVCSliceDecoder {
             }
             var mode: Int
             if prevFlags & (1 << i) != 0 {
-                let idx = cabac.decodeBypass() == 0 ? 0 : (cabac.decodeBypass() == 0 ? 1 : 2)
+                let idx = cabac.pointee.decodeBypass() == 0 ? 0 : (cabac.pointee.decodeBypass() == 0 ? 1 : 2)
                 mode = idx == 0 ? list.0 : (idx == 1 ? list.1 : list.2)
             } else {
-                mode = cabac.decodeBypassBits(5)
+                mode = cabac.pointee.decodeBypassBits(5)
                 var s = [list.0, list.1, list.2]
                 s.sort()
                 for c in s where mode >= c { mode += 1 }
@@ -138,7 +137,7 @@ extension HEVCSliceDecoder {
         }
         guard sps.chromaFormat != .monochrome else { return }
         var idc = 4
-        if cabac.decodeBin(&contexts[HEVCCABACTables.intraChromaPredMode]) == 1 { idc = cabac.decodeBypassBits(2) }
+        if cabac.pointee.decodeBin(&contexts[HEVCCABACTables.intraChromaPredMode]) == 1 { idc = cabac.pointee.decodeBypassBits(2) }
         if idc == 4 {
             chromaMode = first
         } else {
@@ -152,14 +151,14 @@ extension HEVCSliceDecoder {
         let maxDepth = sps.maxTransformHierarchyDepthIntra + (intraSplit ? 1 : 0)
         let split: Bool
         if log2Size <= sps.log2MaxTbSize && log2Size > sps.log2MinTbSize && depth < maxDepth && !(intraSplit && depth == 0) {
-            split = cabac.decodeBin(&contexts[HEVCCABACTables.splitTransformFlag + 5 - log2Size]) == 1
+            split = cabac.pointee.decodeBin(&contexts[HEVCCABACTables.splitTransformFlag + 5 - log2Size]) == 1
         } else {
             split = log2Size > sps.log2MaxTbSize || (intraSplit && depth == 0)
         }
         var cbfCb = false, cbfCr = false
         if log2Size > 2 && sps.chromaFormat != .monochrome {
-            if depth == 0 || parentCbfCb { cbfCb = cabac.decodeBin(&contexts[HEVCCABACTables.cbfChroma + depth]) == 1 }
-            if depth == 0 || parentCbfCr { cbfCr = cabac.decodeBin(&contexts[HEVCCABACTables.cbfChroma + depth]) == 1 }
+            if depth == 0 || parentCbfCb { cbfCb = cabac.pointee.decodeBin(&contexts[HEVCCABACTables.cbfChroma + depth]) == 1 }
+            if depth == 0 || parentCbfCr { cbfCr = cabac.pointee.decodeBin(&contexts[HEVCCABACTables.cbfChroma + depth]) == 1 }
         } else if sps.chromaFormat != .monochrome {
             // 4×4 luma blocks of 4:2:0: chroma is coded once for the parent, with its flags.
             cbfCb = parentCbfCb
@@ -174,7 +173,7 @@ extension HEVCSliceDecoder {
             }
             return
         }
-        let cbfLuma = cabac.decodeBin(&contexts[HEVCCABACTables.cbfLuma + (depth == 0 ? 1 : 0)]) == 1
+        let cbfLuma = cabac.pointee.decodeBin(&contexts[HEVCCABACTables.cbfLuma + (depth == 0 ? 1 : 0)]) == 1
         if (cbfLuma || cbfCb || cbfCr) && pps.cuQpDeltaEnabled && !isCuQpDeltaCoded {
             try decodeCuQpDelta()
         }
@@ -193,17 +192,17 @@ extension HEVCSliceDecoder {
 
     private func decodeCuQpDelta() throws {
         var v = 0
-        while v < 5 && cabac.decodeBin(&contexts[HEVCCABACTables.cuQpDeltaAbs + (v == 0 ? 0 : 1)]) == 1 { v += 1 }
+        while v < 5 && cabac.pointee.decodeBin(&contexts[HEVCCABACTables.cuQpDeltaAbs + (v == 0 ? 0 : 1)]) == 1 { v += 1 }
         if v == 5 {
             var k = 0
-            while cabac.decodeBypass() == 1 {
+            while cabac.pointee.decodeBypass() == 1 {
                 v += 1 << k
                 k += 1
                 guard k < 32 else { throw ImageCodecError(.corrupt, "HEVC cu_qp_delta_abs too long") }
             }
-            v += cabac.decodeBypassBits(k)
+            v += cabac.pointee.decodeBypassBits(k)
         }
-        if v > 0 && cabac.decodeBypass() == 1 { v = -v }
+        if v > 0 && cabac.pointee.decodeBypass() == 1 { v = -v }
         guard v >= -(26 + qpBdOffsetY / 2), v <= 25 + qpBdOffsetY / 2 else {
             throw ImageCodecError(.corrupt, "HEVC CuQpDeltaVal \(v) out of range")
         }
@@ -215,7 +214,7 @@ extension HEVCSliceDecoder {
     /// pcm_sample() (7.3.8.7): raw samples after the byte-aligned pcm_flag, then the
     /// arithmetic decoder restarts after them (9.3.2.5).
     private func decodePCMSamples(x0: Int, y0: Int, log2CbSize: Int) throws {
-        var reader = HEVCRawBitReader(engine: cabac)
+        var reader = HEVCRawBitReader(engine: cabac.pointee)
         let size = 1 << log2CbSize
         let lumaShift = sps.bitDepthLuma - sps.pcmBitDepthLuma
         let luma = frame.planes[0]
@@ -237,7 +236,7 @@ extension HEVCSliceDecoder {
                 }
             }
         }
-        cabac.start(at: reader.nextBytePosition)
+        cabac.pointee.start(at: reader.nextBytePosition)
     }
 
     /// Sets the deblocking edge bits on the left and top sides of a transform or coding block

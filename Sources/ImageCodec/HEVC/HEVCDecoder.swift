@@ -54,7 +54,7 @@ public enum HEVCDecoder {
         var ppss: [Int: HEVCPictureParameterSet] = [:]
         var decoder: HEVCSliceDecoder?
         var previous: HEVCSliceHeader?
-        for bytes in units {
+        nalUnits: for bytes in units {
             let unit = try HEVCNALUnit(bytes)
             guard unit.layerId == 0 else { continue }
             switch unit.type {
@@ -75,7 +75,7 @@ public enum HEVCDecoder {
                     }
                     decoder = try makeDecoder(sps: sps, pps: pps, limits: limits)
                 } else if firstInPicture {
-                    break
+                    break nalUnits
                 }
                 guard let d = decoder else { continue }
                 if try HEVCSliceHeader.ppsId(unit) != d.pps.id {
@@ -87,7 +87,6 @@ public enum HEVCDecoder {
             default:
                 continue
             }
-            if let d = decoder, unit.isSlice, (unit.rbsp.first ?? 0) & 0x80 != 0, d.sliceIndex > 0 { break }
         }
         guard let decoder else { throw ImageCodecError(.truncated, "HEVC stream holds no picture") }
         let frame = decoder.frame

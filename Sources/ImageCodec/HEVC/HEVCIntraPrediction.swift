@@ -112,10 +112,9 @@ extension HEVCSliceDecoder {
         let angle = HEVCIntraTables.angle[mode]
         let c = 2 * n
         let vertical = mode >= 18
-        // refMain[k] for k in -n...2n, stored at mainBuffer[k + n] (reuses the filtered line's tail).
-        var main = [Int32](repeating: 0, count: 3 * n + 1)
-        main.withUnsafeMutableBufferPointer { buffer in
-            let m = buffer.baseAddress! + n
+        // refMain[k] for k in -n...2n, stored at angularLine[k + n].
+        do {
+            let m = angularLine + n
             // side(i): the reference line the mode projects from (top for vertical modes).
             for k in 0...(2 * n) {
                 m[k] = vertical ? p[c + k] : p[c - k]

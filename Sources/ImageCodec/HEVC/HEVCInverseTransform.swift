@@ -73,8 +73,7 @@ enum HEVCInverseTransform {
                 }
             }
             // Horizontal pass: each row y of g to the residual.
-            var row = [Int32](repeating: 0, count: n)
-            row.withUnsafeMutableBufferPointer { g in
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: 32) { g in
                 for y in 0..<n {
                     for x in 0...maxColumn { g[x] = r[y * n + x] }
                     for x in 0..<n {

@@ -14,10 +14,6 @@ struct HEVCNALUnit {
 
     static let vps = 32, sps = 33, pps = 34
 
-    /// True for the coded slice segment types of an intra random access picture and the other
-    /// VCL types, which all share one slice segment layout.
-    var isSlice: Bool { type <= 21 }
-
     init(_ bytes: ArraySlice<UInt8>) throws {
         guard bytes.count >= 2 else { throw ImageCodecError(.corrupt, "HEVC NAL unit shorter than its header") }
         let b0 = Int(bytes[bytes.startIndex]), b1 = Int(bytes[bytes.startIndex + 1])

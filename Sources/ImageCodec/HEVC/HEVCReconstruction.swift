@@ -12,7 +12,6 @@ extension HEVCSliceDecoder {
         }
         let transformSkip = decodeResidual(log2Size: log2Size, component: component, scanIdx: scanIdx)
         let n = 1 << log2Size
-        if HEVCDebug.on { print("TB c\(component) (\(x),\(y)) n\(n) mode \(mode) scan \(scanIdx) qp \(qpY) coeffs", (0..<(n*n)).map { coefficients[$0] }) }
         let bitDepth = component == 0 ? sps.bitDepthLuma : sps.bitDepthChroma
         let r = residual
         if cuTransquantBypass {
@@ -60,5 +59,3 @@ extension HEVCSliceDecoder {
         return qpc + qpBdOffsetC
     }
 }
-
-enum HEVCDebug { nonisolated(unsafe) static var on = false }

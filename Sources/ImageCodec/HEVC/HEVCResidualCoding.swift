@@ -10,7 +10,7 @@ extension HEVCSliceDecoder {
         coeff.update(repeating: 0, count: size * size)
         var transformSkip = false
         if pps.transformSkipEnabled && !cuTransquantBypass && log2Size <= 2 {
-            transformSkip = cabac.decodeBin(&contexts[HEVCCABACTables.transformSkipFlag + (component > 0 ? 1 : 0)]) == 1
+            transformSkip = cabac.pointee.decodeBin(&contexts[HEVCCABACTables.transformSkipFlag + (component > 0 ? 1 : 0)]) == 1
         }
         let chroma = component > 0
         // Last significant position.
@@ -18,20 +18,20 @@ extension HEVCSliceDecoder {
         let offset = chroma ? 15 : 3 * (log2Size - 2) + ((log2Size - 1) >> 2)
         let shift = chroma ? log2Size - 2 : (log2Size + 1) >> 2
         var prefixX = 0, prefixY = 0
-        while prefixX < cMax && cabac.decodeBin(&contexts[HEVCCABACTables.lastXPrefix + offset + (prefixX >> shift)]) == 1 {
+        while prefixX < cMax && cabac.pointee.decodeBin(&contexts[HEVCCABACTables.lastXPrefix + offset + (prefixX >> shift)]) == 1 {
             prefixX += 1
         }
-        while prefixY < cMax && cabac.decodeBin(&contexts[HEVCCABACTables.lastYPrefix + offset + (prefixY >> shift)]) == 1 {
+        while prefixY < cMax && cabac.pointee.decodeBin(&contexts[HEVCCABACTables.lastYPrefix + offset + (prefixY >> shift)]) == 1 {
             prefixY += 1
         }
         var lastX = prefixX, lastY = prefixY
         if prefixX > 3 {
             let bits = (prefixX >> 1) - 1
-            lastX = (1 << bits) * (2 + (prefixX & 1)) + cabac.decodeBypassBits(bits)
+            lastX = (1 << bits) * (2 + (prefixX & 1)) + cabac.pointee.decodeBypassBits(bits)
         }
         if prefixY > 3 {
             let bits = (prefixY >> 1) - 1
-            lastY = (1 << bits) * (2 + (prefixY & 1)) + cabac.decodeBypassBits(bits)
+            lastY = (1 << bits) * (2 + (prefixY & 1)) + cabac.pointee.decodeBypassBits(bits)
         }
         if scanIdx == 2 { swap(&lastX, &lastY) }
 
@@ -58,7 +58,7 @@ extension HEVCSliceDecoder {
             var inferDc = false
             var coded = true
             if i < Int(lastSb) && i > 0 {
-                coded = cabac.decodeBin(&contexts[csbfBase + ((right || below) ? 1 : 0)]) == 1
+                coded = cabac.pointee.decodeBin(&contexts[csbfBase + ((right || below) ? 1 : 0)]) == 1
                 inferDc = true
             }
             guard coded else { continue }
@@ -100,7 +100,7 @@ extension HEVCSliceDecoder {
                                 sigCtx += chroma ? 12 : 21
                             }
                         }
-                        sig = cabac.decodeBin(&contexts[sigBase + sigCtx]) == 1
+                        sig = cabac.pointee.decodeBin(&contexts[sigBase + sigCtx]) == 1
                         if sig { inferDc = false }
                     } else {
                         sig = true
@@ -130,7 +130,7 @@ extension HEVCSliceDecoder {
             var greater1Flags = 0
             var firstGreater1 = -1
             for k in 0..<min(8, count) {
-                let flag = cabac.decodeBin(&contexts[g1Base + ctxSet * 4 + c1])
+                let flag = cabac.pointee.decodeBin(&contexts[g1Base + ctxSet * 4 + c1])
                 if flag == 1 {
                     greater1Flags |= 1 << k
                     c1 = 0
@@ -141,10 +141,10 @@ extension HEVCSliceDecoder {
             }
             greater1State = c1
             var greater2 = 0
-            if firstGreater1 >= 0 { greater2 = cabac.decodeBin(&contexts[g2Base + ctxSet]) }
+            if firstGreater1 >= 0 { greater2 = cabac.pointee.decodeBin(&contexts[g2Base + ctxSet]) }
             let signHidden = hidingAllowed && ns[0] - ns[count - 1] > 3
             let signCount = signHidden ? count - 1 : count
-            let signs = cabac.decodeBypassBits(signCount) << (32 - signCount)
+            let signs = cabac.pointee.decodeBypassBits(signCount) << (32 - signCount)
             var rice = 0
             var sumAbs = 0
             let size = 1 << log2Size
@@ -179,9 +179,9 @@ extension HEVCSliceDecoder {
     @inline(__always)
     private func decodeAbsLevelRemaining(rice: Int) -> Int {
         var prefix = 0
-        while prefix < 32 && cabac.decodeBypass() == 1 { prefix += 1 }
-        if prefix <= 3 { return (prefix << rice) + cabac.decodeBypassBits(rice) }
-        return (((1 << (prefix - 3)) + 2) << rice) + cabac.decodeBypassBits(prefix - 3 + rice)
+        while prefix < 32 && cabac.pointee.decodeBypass() == 1 { prefix += 1 }
+        if prefix <= 3 { return (prefix << rice) + cabac.pointee.decodeBypassBits(rice) }
+        return (((1 << (prefix - 3)) + 2) << rice) + cabac.pointee.decodeBypassBits(prefix - 3 + rice)
     }
 }
 

@@ -18,9 +18,13 @@ final class HEVCSliceDecoder {
     let filteredReferences: UnsafeMutablePointer<Int32>
     /// Which reference samples are available, and the significant scan positions of a sub-block.
     let referenceAvailable: UnsafeMutablePointer<Bool>
+    /// refMain of angular prediction (3 × 32 + 1 values).
+    let angularLine: UnsafeMutablePointer<Int32>
     let significant: UnsafeMutablePointer<Int>
 
-    var cabac: HEVCCABACEngine
+    /// The arithmetic decoder, behind a pointer so that decoding a bin is a plain memory
+    /// access rather than an exclusivity-checked modify of a class property.
+    let cabac: UnsafeMutablePointer<HEVCCABACEngine>
     var header = HEVCSliceHeader()
     /// SliceAddrRs of the current slice and its index among the picture's slices.
     var sliceAddress = 0
@@ -35,10 +39,9 @@ final class HEVCSliceDecoder {
     var cuQpDeltaVal = 0
     var qpYPred = 26
     var qpY = 26
+    /// QpY of the last coding unit decoded: qPY_PREV of the next quantization group. Set to
+    /// SliceQpY at the start of a slice, a tile, and a wavefront row (8.6.1).
     var lastQpY = 26
-    /// Set where the next quantization group must predict from SliceQpY (slice, tile, or
-    /// wavefront row start).
-    var resetQpPrediction = true
     var currentCtbAddrRs = 0
     var intraModes: (Int, Int, Int, Int) = (1, 1, 1, 1)
     var chromaMode = 0
@@ -70,8 +73,11 @@ final class HEVCSliceDecoder {
         referenceAvailable = .allocate(capacity: 4 * 64 + 1)
         referenceAvailable.initialize(repeating: false, count: 4 * 64 + 1)
         significant = .allocate(capacity: 16)
+        angularLine = .allocate(capacity: 3 * 32 + 1)
+        angularLine.initialize(repeating: 0, count: 3 * 32 + 1)
         significant.initialize(repeating: 0, count: 16)
-        cabac = HEVCCABACEngine(base: HEVCSliceDecoder.emptyByte, position: 0, end: 0)
+        cabac = .allocate(capacity: 1)
+        cabac.initialize(to: HEVCCABACEngine(base: HEVCSliceDecoder.emptyByte, position: 0, end: 0))
         log2MinCuQpDeltaSize = sps.log2CtbSize - pps.diffCuQpDeltaDepth
         qpBdOffsetY = 6 * (sps.bitDepthLuma - 8)
         qpBdOffsetC = 6 * (sps.bitDepthChroma - 8)
@@ -80,6 +86,7 @@ final class HEVCSliceDecoder {
 
     deinit {
         contexts.deallocate()
+        cabac.deallocate()
         wppContexts.deallocate()
         sliceEndContexts.deallocate()
         coefficients.deallocate()
@@ -88,6 +95,7 @@ final class HEVCSliceDecoder {
         filteredReferences.deallocate()
         referenceAvailable.deallocate()
         significant.deallocate()
+        angularLine.deallocate()
     }
 
     nonisolated(unsafe) private static let emptyByte: UnsafePointer<UInt8> = {
@@ -111,7 +119,7 @@ final class HEVCSliceDecoder {
                 deblockingDisabled: header.deblockingDisabled, betaOffsetDiv2: header.betaOffsetDiv2,
                 tcOffsetDiv2: header.tcOffsetDiv2, loopFilterAcrossSlices: header.loopFilterAcrossSlices,
                 saoLuma: header.saoLuma, saoChroma: header.saoChroma))
-            resetQpPrediction = true
+            lastQpY = sliceQp
         } else if sliceIndex < 0 {
             throw ImageCodecError(.corrupt, "HEVC dependent slice segment starts the picture")
         }
@@ -124,7 +132,7 @@ final class HEVCSliceDecoder {
             guard let base = rbsp.baseAddress, header.dataOffset < rbsp.count else {
                 throw ImageCodecError(.truncated, "HEVC slice segment has no data")
             }
-            cabac = HEVCCABACEngine(base: base, position: header.dataOffset, end: rbsp.count)
+            cabac.pointee = HEVCCABACEngine(base: base, position: header.dataOffset, end: rbsp.count)
             var ctbAddrRs = header.segmentAddress
             initialiseContexts(ctbAddrRs: ctbAddrRs, ctbAddrTs: ctbAddrTs, sliceStart: true)
             while true {
@@ -132,7 +140,7 @@ final class HEVCSliceDecoder {
                     throw ImageCodecError(.corrupt, "HEVC CTB decoded twice")
                 }
                 try decodeCodingTreeUnit(ctbAddrRs: ctbAddrRs, ctbAddrTs: ctbAddrTs)
-                let endOfSlice = cabac.decodeTerminate() == 1
+                let endOfSlice = cabac.pointee.decodeTerminate() == 1
                 let w = layout.widthInCtbs
                 // 9.3.2.4: wavefront storage after the second CTB of a row of a tile.
                 if pps.entropyCodingSync && (ctbAddrRs % w == 1 || (ctbAddrRs > 1 &&
@@ -152,10 +160,10 @@ final class HEVCSliceDecoder {
                 let newRow = pps.entropyCodingSync && (nextRs % w == 0 || layout.tileColumnStart(nextRs % w) == nextRs % w)
                 ctbAddrRs = nextRs
                 if (pps.tilesEnabled && newTile) || newRow {
-                    guard cabac.decodeTerminate() == 1 else {
+                    guard cabac.pointee.decodeTerminate() == 1 else {
                         throw ImageCodecError(.corrupt, "HEVC substream does not end where it should")
                     }
-                    cabac.start(at: cabac.position)
+                    cabac.pointee.start(at: cabac.pointee.position)
                     initialiseContexts(ctbAddrRs: ctbAddrRs, ctbAddrTs: ctbAddrTs, sliceStart: false)
                 }
             }
@@ -172,7 +180,7 @@ final class HEVCSliceDecoder {
         let column = ctbAddrRs % w
         if firstInTile {
             HEVCCABACTables.initialise(contexts, sliceQp: sliceQp)
-            resetQpPrediction = true
+            lastQpY = sliceQp
         } else if pps.entropyCodingSync && column == layout.tileColumnStart(column) {
             let size = sps.ctbSize
             let x = column * size, y = (ctbAddrRs / w) * size
@@ -185,7 +193,7 @@ final class HEVCSliceDecoder {
             } else {
                 HEVCCABACTables.initialise(contexts, sliceQp: sliceQp)
             }
-            resetQpPrediction = true
+            lastQpY = sliceQp
         } else if sliceStart {
             if header.dependent {
                 contexts.update(from: sliceEndContexts, count: HEVCCABACTables.count)
@@ -213,7 +221,7 @@ final class HEVCSliceDecoder {
         if rx > 0 {
             let left = ctbAddrRs - 1
             if left >= sliceAddress, layout.tileIdOfTs[layout.rsToTs[left]] == tile,
-               cabac.decodeBin(&contexts[HEVCCABACTables.saoMerge]) == 1 {
+               cabac.pointee.decodeBin(&contexts[HEVCCABACTables.saoMerge]) == 1 {
                 frame.sao[ctbAddrRs] = frame.sao[left]
                 return
             }
@@ -221,7 +229,7 @@ final class HEVCSliceDecoder {
         if ry > 0 {
             let up = ctbAddrRs - w
             if up >= sliceAddress, layout.tileIdOfTs[layout.rsToTs[up]] == tile,
-               cabac.decodeBin(&contexts[HEVCCABACTables.saoMerge]) == 1 {
+               cabac.pointee.decodeBin(&contexts[HEVCCABACTables.saoMerge]) == 1 {
                 frame.sao[ctbAddrRs] = frame.sao[up]
                 return
             }
@@ -235,29 +243,29 @@ final class HEVCSliceDecoder {
             if c == 2 {
                 types[2] = types[1]
                 classes[2] = classes[1]
-            } else if cabac.decodeBin(&contexts[HEVCCABACTables.saoTypeIdx]) == 0 {
+            } else if cabac.pointee.decodeBin(&contexts[HEVCCABACTables.saoTypeIdx]) == 0 {
                 types[c] = 0
             } else {
-                types[c] = cabac.decodeBypass() == 0 ? 1 : 2
+                types[c] = cabac.pointee.decodeBypass() == 0 ? 1 : 2
             }
             guard types[c] != 0 else { continue }
             let bitDepth = c == 0 ? sps.bitDepthLuma : sps.bitDepthChroma
             let cMax = (1 << (min(bitDepth, 10) - 5)) - 1
             var abs = [Int](repeating: 0, count: 4)
             for i in 0..<4 {
-                while abs[i] < cMax && cabac.decodeBypass() == 1 { abs[i] += 1 }
+                while abs[i] < cMax && cabac.pointee.decodeBypass() == 1 { abs[i] += 1 }
             }
             let scale = c == 0 ? pps.log2SaoOffsetScaleLuma : pps.log2SaoOffsetScaleChroma
             var v = SIMD4<Int16>.zero
             if types[c] == 1 {
                 for i in 0..<4 where abs[i] != 0 {
-                    if cabac.decodeBypass() == 1 { abs[i] = -abs[i] }
+                    if cabac.pointee.decodeBypass() == 1 { abs[i] = -abs[i] }
                 }
-                bands[c] = UInt8(cabac.decodeBypassBits(5))
+                bands[c] = UInt8(cabac.pointee.decodeBypassBits(5))
                 for i in 0..<4 { v[i] = Int16(abs[i] << scale) }
             } else {
-                if c == 0 { classes[0] = UInt8(cabac.decodeBypassBits(2)) }
-                if c == 1 { classes[1] = UInt8(cabac.decodeBypassBits(2)) }
+                if c == 0 { classes[0] = UInt8(cabac.pointee.decodeBypassBits(2)) }
+                if c == 1 { classes[1] = UInt8(cabac.pointee.decodeBypassBits(2)) }
                 v = SIMD4(Int16(abs[0] << scale), Int16(abs[1] << scale), Int16(-(abs[2] << scale)), Int16(-(abs[3] << scale)))
             }
             offsets[c] = v
