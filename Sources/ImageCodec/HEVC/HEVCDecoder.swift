@@ -1,24 +1,141 @@
 /// The HEVC (H.265) still-picture decoder's entry points: one intra picture from parameter
 /// sets and coded slices, as an HEIF image item or a raw Annex B stream carries it.
+///
+/// Decodes Main, Main 10, Main Still Picture and format-range-extension streams that use only
+/// their Main tools: 4:2:0 or 4:0:0, 8 to 10 bits, I slices. Anything else (inter slices,
+/// 4:2:2/4:4:4, higher bit depths, range extension coding tools) is refused with
+/// `.unsupported` rather than decoded wrongly.
 public enum HEVCDecoder {
     /// Decodes one intra picture from `parameterSets` (VPS, SPS, PPS and any SEI NAL units,
     /// without start codes or length prefixes, as hvcC lists them) and `data`: the item's NAL
     /// units, each preceded by a big-endian length of `lengthSize` (1, 2 or 4) bytes.
     public static func decode(parameterSets: [[UInt8]], data: ArraySlice<UInt8>, lengthSize: Int,
                               limits: DecodeLimits = .default) throws -> HEVCPicture {
-        throw ImageCodecError(.unsupported, "HEVC decoding is not available in this build")
+        try limits.check(inputBytes: data.count)
+        let units = parameterSets.map { $0[...] } + (try HEVCNALSplitter.lengthPrefixed(data, lengthSize: lengthSize))
+        return try decodeFirstPicture(units, limits: limits, loopFilters: true)
     }
 
     /// Decodes the first picture of an Annex B byte stream (NAL units after 00 00 01 start
     /// codes), the form `.265` files and reference decoders use.
     public static func decodeAnnexB(_ stream: [UInt8], limits: DecodeLimits = .default) throws -> HEVCPicture {
-        throw ImageCodecError(.unsupported, "HEVC decoding is not available in this build")
+        try limits.check(inputBytes: stream.count)
+        return try decodeFirstPicture(HEVCNALSplitter.annexB(stream), limits: limits, loopFilters: true)
     }
 
     /// Size, chroma format and bit depths from the SPS among `parameterSets`, for probing and
     /// memory estimates; decodes no slice data.
     public static func streamInfo(parameterSets: [[UInt8]]) throws -> HEVCStreamInfo {
-        throw ImageCodecError(.unsupported, "HEVC decoding is not available in this build")
+        for bytes in parameterSets {
+            let unit = try HEVCNALUnit(bytes[...])
+            guard unit.type == HEVCNALUnit.sps, unit.layerId == 0 else { continue }
+            let sps = try HEVCSequenceParameterSet.parse(unit.rbsp)
+            return HEVCStreamInfo(width: sps.croppedWidth, height: sps.croppedHeight, chromaFormat: sps.chromaFormat,
+                                  bitDepthLuma: sps.bitDepthLuma, bitDepthChroma: sps.bitDepthChroma,
+                                  profile: sps.profile, videoSignal: sps.videoSignal)
+        }
+        throw ImageCodecError(.corrupt, "HEVC parameter sets hold no SPS")
+    }
+
+    /// Whether `applyLoopFilters` runs deblocking and SAO. Until the loop filters are part of
+    /// the build it is false and decoded pictures are the pre-filter reconstruction.
+    static let loopFiltersAvailable = false
+
+    /// The in-loop filters on the decoded (uncropped) planes: the single call site of
+    /// `HEVCLoopFilter.apply(to:map:chromaFormat:bitDepthLuma:bitDepthChroma:)`.
+    static func applyLoopFilters(_ planes: inout [HEVCPlane], map: HEVCFilterMap, sps: HEVCSequenceParameterSet) {
+    }
+
+    /// Decodes the first picture among `units`. `loopFilters` false gives the reconstruction
+    /// before deblocking and SAO (tests compare it with a reference decoder's).
+    static func decodeFirstPicture(_ units: [ArraySlice<UInt8>], limits: DecodeLimits,
+                                   loopFilters: Bool) throws -> HEVCPicture {
+        var spss: [Int: HEVCSequenceParameterSet] = [:]
+        var ppss: [Int: HEVCPictureParameterSet] = [:]
+        var decoder: HEVCSliceDecoder?
+        var previous: HEVCSliceHeader?
+        nalUnits: for bytes in units {
+            let unit = try HEVCNALUnit(bytes)
+            guard unit.layerId == 0 else { continue }
+            switch unit.type {
+            case HEVCNALUnit.sps:
+                let sps = try HEVCSequenceParameterSet.parse(unit.rbsp)
+                if decoder == nil { spss[sps.id] = sps }
+            case HEVCNALUnit.pps:
+                let pps = try HEVCPictureParameterSet.parse(unit.rbsp)
+                if decoder == nil { ppss[pps.id] = pps }
+            case 0...21:
+                guard (0...9).contains(unit.type) || (16...21).contains(unit.type) else { continue }
+                let firstInPicture = unit.rbsp.first.map { $0 & 0x80 != 0 } ?? false
+                if decoder == nil {
+                    guard firstInPicture else { continue }
+                    let ppsId = try HEVCSliceHeader.ppsId(unit)
+                    guard let pps = ppss[ppsId], let sps = spss[pps.spsId] else {
+                        throw ImageCodecError(.corrupt, "HEVC slice refers to a missing parameter set")
+                    }
+                    decoder = try makeDecoder(sps: sps, pps: pps, limits: limits)
+                } else if firstInPicture {
+                    break nalUnits
+                }
+                guard let d = decoder else { continue }
+                if try HEVCSliceHeader.ppsId(unit) != d.pps.id {
+                    throw ImageCodecError(.unsupported, "HEVC picture switches parameter sets between slices")
+                }
+                let header = try HEVCSliceHeader.parse(unit, sps: d.sps, pps: d.pps, inheriting: previous)
+                try d.decode(unit, header: header)
+                previous = header
+            default:
+                continue
+            }
+        }
+        guard let decoder else { throw ImageCodecError(.truncated, "HEVC stream holds no picture") }
+        let frame = decoder.frame
+        for i in 0..<(frame.layout.widthInCtbs * frame.layout.heightInCtbs) where frame.ctbSliceAddress[i] < 0 {
+            throw ImageCodecError(.truncated, "HEVC picture is missing slice data")
+        }
+        var planes = frame.planeArrays()
+        if loopFilters && loopFiltersAvailable {
+            applyLoopFilters(&planes, map: frame.filterMap(), sps: frame.sps)
+        }
+        return crop(planes, sps: frame.sps)
+    }
+
+    private static func makeDecoder(sps: HEVCSequenceParameterSet, pps: HEVCPictureParameterSet,
+                                    limits: DecodeLimits) throws -> HEVCSliceDecoder {
+        try limits.check(width: sps.width, height: sps.height)
+        var estimate = DecodeMemoryEstimate("HEVC \(sps.width)x\(sps.height)")
+        estimate.add("picture buffers", bytes: HEVCFrame.bufferBytes(sps))
+        estimate.add("output planes", bytes: DecodeMemoryEstimate.product([sps.width, sps.height, 3]))
+        estimate.add("filter map", bytes: DecodeMemoryEstimate.product([(sps.width + 3) / 4, (sps.height + 3) / 4, 4]))
+        try limits.check(estimate)
+        let layout = try HEVCTileLayout(sps: sps, pps: pps)
+        return HEVCSliceDecoder(frame: HEVCFrame(sps: sps, pps: pps, layout: layout))
+    }
+
+    /// Crops the decoded planes to the conformance window.
+    private static func crop(_ planes: [HEVCPlane], sps: HEVCSequenceParameterSet) -> HEVCPicture {
+        let (sx, sy) = sps.chromaFormat.subsampling
+        var out: [HEVCPlane] = []
+        for (i, plane) in planes.enumerated() {
+            let dx = i == 0 ? 1 : sx, dy = i == 0 ? 1 : sy
+            let left = sps.cropLeft / dx, top = sps.cropTop / dy
+            let w = (sps.width - sps.cropLeft - sps.cropRight) / dx
+            let h = (sps.height - sps.cropTop - sps.cropBottom) / dy
+            if left == 0 && top == 0 && w == plane.width && h == plane.height {
+                out.append(plane)
+                continue
+            }
+            var samples = [UInt16]()
+            samples.reserveCapacity(w * h)
+            for y in 0..<h {
+                let start = (top + y) * plane.width + left
+                samples.append(contentsOf: plane.samples[start..<(start + w)])
+            }
+            out.append(HEVCPlane(width: w, height: h, samples: samples))
+        }
+        return HEVCPicture(width: sps.croppedWidth, height: sps.croppedHeight, chromaFormat: sps.chromaFormat,
+                           bitDepthLuma: sps.bitDepthLuma, bitDepthChroma: sps.bitDepthChroma, planes: out,
+                           videoSignal: sps.videoSignal)
     }
 }
 

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Rebuilds the HEVC conformance fixtures: tiny x265 streams (ffmpeg + libx265) and the CRC-32
+of libde265's decode of each, before the loop filters (--disable-deblocking --disable-sao)
+and with them. Run from this folder: python3 make_fixtures.py [PHOTO.jpg]
+
+The byte layout the CRCs cover is libde265-dec265's -o output: Y, then Cb and Cr, cropped to
+the conformance window, one byte per sample at 8 bits, two (little-endian) above 8 bits.
+"""
+import json, subprocess, sys, zlib, os
+
+def stream(name, size, params, pix="yuv420p", src=None, features=""):
+    return dict(file=name + ".265", size=size, params=params, pix_fmt=pix, source=src or f"testsrc2=size={size}",
+                features=features)
+
+STREAMS = [
+    stream("ctu16_wpp", "176x144", "ctu=16", features="CTB 16, wavefront (x265 default), sign hiding, RDOQ, cu_qp_delta"),
+    stream("ctu32_tu3", "176x144", "ctu=32:tu-intra-depth=3", features="CTB 32, transform tree depth 3"),
+    stream("ctu64_tu4", "192x128", "ctu=64:tu-intra-depth=4:max-tu-size=32",
+           features="CTB 64 with implicit transform split, QG 32 inside CTB 64"),
+    stream("nowpp", "176x144", "ctu=32:wpp=0", features="one substream, no entry points"),
+    stream("nosignhide", "176x144", "ctu=16:signhide=0:rdoq-level=0", features="no sign data hiding"),
+    stream("tskip", "176x144", "ctu=16:tskip=1:rdoq-level=2", features="transform_skip_flag on 4x4 blocks"),
+    stream("scaling_default", "176x144", "ctu=32:scaling-list=default", features="default scaling lists (SPS)"),
+    stream("lossless", "64x48", "ctu=16:lossless=1", features="cu_transquant_bypass everywhere"),
+    stream("cu_lossless", "96x64", "ctu=16:cu-lossless=1:qp=30", features="cu_transquant_bypass per CU"),
+    stream("main10", "176x144", "ctu=32", "yuv420p10le", features="Main 10"),
+    stream("gray", "176x144", "ctu=16", "gray", features="4:0:0"),
+    stream("gray10", "96x64", "ctu=16", "gray10le", features="4:0:0 at 10 bits"),
+    stream("slices_wpp", "176x144", "ctu=16:slices=3", features="3 slices with wavefront"),
+    stream("odd_size", "100x76", "ctu=16", features="conformance window crop (pictures coded at 104x80)"),
+    stream("qp48", "128x96", "ctu=32:qp=48", features="high QP"),
+    stream("qp4", "64x64", "ctu=16:qp=4", features="low QP, long coeff_abs_level_remaining codes"),
+    stream("aq_qg16", "176x144", "ctu=64:aq-mode=2:aq-strength=2:qg-size=16", features="cu_qp_delta in 16x16 groups"),
+    stream("filters", "176x144", "ctu=32:sao=1:deblock=2,-1", features="SAO and deblocking with offsets (full reference)"),
+    stream("strong_smoothing", "256x192", "ctu=64:strong-intra-smoothing=1", features="strong intra smoothing of 32x32"),
+    stream("yuv444", "64x64", "ctu=16", "yuv444p", features="4:4:4: must be refused as unsupported"),
+]
+
+def decode(path, *flags):
+    out = path + ".tmp.yuv"
+    subprocess.run(["libde265-dec265", "-q", *flags, "-o", out, path], check=True, capture_output=True)
+    data = open(out, "rb").read()
+    os.remove(out)
+    return data
+
+def main():
+    entries = []
+    photo = sys.argv[1] if len(sys.argv) > 1 else None
+    streams = list(STREAMS)
+    if photo:
+        streams.append(dict(file="photo_320x200.265", size="320x200", params="", pix_fmt="yuv420p", source=photo,
+                            features="a photograph, x265 defaults (SAO, deblocking, WPP)"))
+    for s in streams:
+        if s["source"].startswith("testsrc2"):
+            inp = ["-f", "lavfi", "-i", s["source"]]
+            vf = []
+        else:
+            inp = ["-i", s["source"]]
+            vf = ["-vf", "scale=" + s["size"].replace("x", ":")]
+        params = "log-level=error:keyint=1" + (":" + s["params"] if s["params"] else "")
+        cmd = ["ffmpeg", "-hide_banner", "-loglevel", "error", *inp, *vf, "-frames:v", "1", "-pix_fmt", s["pix_fmt"],
+               "-c:v", "libx265", "-x265-params", params, s["file"], "-y"]
+        subprocess.run(cmd, check=True)
+        e = dict(s)
+        e["command"] = " ".join(cmd).replace(s["source"], os.path.basename(s["source"]) if not s["source"].startswith("testsrc2") else s["source"])
+        del e["source"]
+        if s["pix_fmt"] == "yuv444p":
+            e["expected"] = "unsupported"
+        else:
+            e["expected"] = "decodes"
+            e["crc32_prefilter"] = "%08x" % zlib.crc32(decode(s["file"], "--disable-deblocking", "--disable-sao"))
+            e["crc32_full"] = "%08x" % zlib.crc32(decode(s["file"]))
+        entries.append(e)
+    json.dump(dict(reference="libde265-dec265 1.0.11 (Debian), x265 via ffmpeg", streams=entries),
+              open("manifest.json", "w"), indent=1)
+
+main()
