@@ -39,7 +39,7 @@ enum DeblockingKernels {
         if qPi < 30 { return qPi }
         if qPi > 42 { return qPi &- 6 }
         // 30...42 -> 29 30 31 32 33 33 34 34 35 35 36 36 37
-        return qPi < 35 ? qPi &- 1 : 33 &+ ((qPi &- 35) >> 1)
+        return qPi < 35 ? qPi &- 1 : 33 &+ ((qPi &- 34) >> 1)
     }
 
     /// Decides (8.7.2.5.3, on lines 0 and 3) and filters (8.7.2.5.7) one luma edge segment of
