@@ -7,13 +7,31 @@ enum SAOKernels {
         table.update(repeating: 0, count: 32)
         for k in 0..<4 { table[(bandPosition &+ k) & 31] = Int32(offsets[k]) }
         let shift = g.bitDepth &- 5, maxValue = (1 << g.bitDepth) &- 1
+        let vectors = g.bitDepth <= SAOVector.maxBitDepth
+        let o = offsets, vMax = SAOVector(repeating: Int16(truncatingIfNeeded: maxValue))
+        let vBand = SAOVector(repeating: Int16(truncatingIfNeeded: bandPosition))
         for y in 0..<b.height {
             let source = c.band + ((y &+ 1) &* g.width &+ b.x0)
             let target = c.plane + ((b.y0 &+ y) &* g.width &+ b.x0)
-            for x in 0..<b.width {
+            var x = 0
+            if vectors {
+                while x &+ SAOVector.scalarCount <= b.width {
+                    let v = SAOVector.load(source + x)
+                    let k = ((v &>> Int16(truncatingIfNeeded: shift)) &- vBand) & 31
+                    var off = SAOVector.zero
+                    off.replace(with: o[0], where: k .== 0)
+                    off.replace(with: o[1], where: k .== 1)
+                    off.replace(with: o[2], where: k .== 2)
+                    off.replace(with: o[3], where: k .== 3)
+                    pointwiseMin(pointwiseMax(v &+ off, .zero), vMax).store(to: target + x)
+                    x = x &+ SAOVector.scalarCount
+                }
+            }
+            while x < b.width {
                 let v = Int(source[x])
                 let u = v &+ Int(table[(v >> shift) & 31])
                 target[x] = UInt16(truncatingIfNeeded: min(max(u, 0), maxValue))
+                x = x &+ 1
             }
         }
     }
@@ -42,11 +60,27 @@ enum SAOKernels {
         // Inner samples: both neighbours inside this CTB.
         let xStart = hA != 0 ? 1 : 0, xEnd = max(b.width &- xStart, xStart)
         let yStart = vA != 0 ? 1 : 0, yEnd = max(b.height &- yStart, yStart)
+        let vectors = g.bitDepth <= SAOVector.maxBitDepth
+        let o = offsets, vMax = SAOVector(repeating: Int16(truncatingIfNeeded: maxValue))
         var y = yStart
         while y < yEnd {
             let source = c.band + ((y &+ 1) &* width &+ b.x0)
             let target = c.plane + ((b.y0 &+ y) &* width &+ b.x0)
             var x = xStart
+            if vectors {
+                while x &+ SAOVector.scalarCount <= xEnd {
+                    let v = SAOVector.load(source + x)
+                    let e = SAOVector.sign(v, SAOVector.load(source + (x &+ offsetA)))
+                        &+ SAOVector.sign(v, SAOVector.load(source + (x &- offsetA)))
+                    var off = SAOVector.zero
+                    off.replace(with: o[0], where: e .== -2)
+                    off.replace(with: o[1], where: e .== -1)
+                    off.replace(with: o[2], where: e .== 1)
+                    off.replace(with: o[3], where: e .== 2)
+                    pointwiseMin(pointwiseMax(v &+ off, .zero), vMax).store(to: target + x)
+                    x = x &+ SAOVector.scalarCount
+                }
+            }
             while x < xEnd {
                 let v = Int(source[x])
                 let a = Int(source[x &+ offsetA]), n = Int(source[x &- offsetA])
@@ -120,5 +154,30 @@ enum SAOKernels {
             }
         }
         return mask
+    }
+}
+
+/// Sixteen samples at a time for the SAO inner loops (SSE2 has every 16-bit operation used).
+/// Samples and results fit Int16 up to 14 bits with SaoOffsetVal's range; deeper samples take
+/// the scalar path.
+typealias SAOVector = SIMD16<Int16>
+
+extension SIMD16 where Scalar == Int16 {
+    static var maxBitDepth: Int { 14 }
+
+    @inline(__always)
+    static func load(_ p: UnsafePointer<UInt16>) -> SIMD16<Int16> {
+        SIMD16<Int16>(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt16>.self))
+    }
+
+    @inline(__always)
+    func store(to p: UnsafeMutablePointer<UInt16>) {
+        UnsafeMutableRawPointer(p).storeBytes(of: SIMD16<UInt16>(truncatingIfNeeded: self), as: SIMD16<UInt16>.self)
+    }
+
+    /// Sign(a - b) per lane.
+    @inline(__always)
+    static func sign(_ a: SIMD16<Int16>, _ b: SIMD16<Int16>) -> SIMD16<Int16> {
+        SIMD16<Int16>.zero.replacing(with: 1, where: a .> b).replacing(with: -1, where: a .< b)
     }
 }
