@@ -1,20 +1,22 @@
 /// What a header says about an image, read without decoding its pixels.
 public struct ImageInfo: Sendable, Equatable {
     public var format: ImageFormat
-    /// Stored size, before any EXIF orientation.
+    /// Stored size, before any EXIF orientation. HEIF: the displayed size (its transforms are
+    /// applied by the decoder, and `orientation` is always `.up`).
     public var width: Int
     public var height: Int
     /// JPEG: number of components (1, 3, 4). PNG: channels after palette expansion (1-4).
     public var components: Int
     /// Whether decoded pixels carry alpha (PNG colour types 4 and 6, or a tRNS chunk).
     public var hasAlpha: Bool
-    /// Bits per sample as stored (8 for JPEG; 1-16 for PNG).
+    /// Bits per sample as stored (8 for JPEG; 1-16 for PNG; HEIF luma 8-16, decoded to 8).
     public var bitDepth: Int
     /// JPEG: progressive (SOF2). PNG: Adam7 interlaced.
     public var progressive: Bool
     /// JPEG: "YCbCr", "Gray", "RGB", "CMYK" or "YCCK". PNG: "Gray", "GrayAlpha", "RGB", "RGBA", "Palette".
     public var colorSpace: String
-    /// JPEG sampling factors per component, such as ["2x2", "1x1", "1x1"]; empty for PNG.
+    /// JPEG sampling factors per component, such as ["2x2", "1x1", "1x1"]; HEIF the chroma
+    /// format, one of ["4:2:0"], ["4:2:2"], ["4:4:4"], ["4:0:0"]; empty for PNG.
     public var sampling: [String]
     /// EXIF fields (JPEG APP1 or PNG eXIf); `exif.orientation` is `.up` when absent.
     public var exif: ExifMetadata
@@ -27,6 +29,8 @@ public struct ImageInfo: Sendable, Equatable {
     public var gamma: Double?
     /// PNG sRGB rendering intent, reported, not applied.
     public var srgbIntent: Int?
+    /// Independently coded tiles the image is stored as: a HEIF grid's tile count, 1 otherwise.
+    public var tileCount: Int = 1
 
     public init(format: ImageFormat, width: Int, height: Int, components: Int, hasAlpha: Bool,
                 bitDepth: Int, progressive: Bool, colorSpace: String, sampling: [String] = [],

@@ -1,0 +1,198 @@
+/// Decodes a `HEIFPicturePlan` tile by tile and reduces each converted tile straight into the
+/// output at 1/f, so a thumbnail of a 12 MP grid never holds more than one tile's planes,
+/// one converted row and the block sums of the output.
+///
+/// The reduction grid is anchored at the corner of the crop that the transform shows at the
+/// top left: every reduced pixel is then the mean of the same f×f block of the *displayed*
+/// image (blocks at the far edges are smaller), so turning the small result by the orientation
+/// is exact and the crop (`clap`) needs no rounding at reduced size.
+
+/// The tile decoder's signature (`HEVCDecoder.decode`); tests inject a reference decoder.
+typealias HEIFTileDecoder = (_ parameterSets: [[UInt8]], _ data: ArraySlice<UInt8>, _ lengthSize: Int,
+                             _ limits: DecodeLimits) throws -> HEVCPicture
+
+struct HEIFPictureRenderer {
+    let container: HEIFContainer
+    let plan: HEIFPicturePlan
+    let factor: Int
+    let limits: DecodeLimits
+    let decodeTile: HEIFTileDecoder
+
+    var hasChroma: Bool { plan.configuration.chromaFormat != .monochrome }
+
+    /// Output size in stored orientation (crop reduced by `factor`).
+    var reducedWidth: Int { (plan.transform.cropWidth + factor - 1) / factor }
+    var reducedHeight: Int { (plan.transform.cropHeight + factor - 1) / factor }
+
+    /// Bytes of the buffers `render` allocates besides the output bitmap: one tile's planes
+    /// (as the HEVC decoder returns them, 16-bit samples), a converted row, the block sums and
+    /// the turned copy of the output.
+    static func workingBytes(_ plan: HEIFPicturePlan, factor: Int, channels: Int, maxItemBytes: Int) -> Int? {
+        let (cx, cy) = plan.configuration.chromaFormat.subsampling
+        let chromaPlanes = plan.configuration.chromaFormat == .monochrome ? 0 : 2
+        let tileW = plan.tileWidth + 8, tileH = plan.tileHeight + 8
+        let cw = (tileW + cx - 1) / cx, ch = (tileH + cy - 1) / cy
+        let outW = (plan.transform.cropWidth + factor - 1) / factor, outH = (plan.transform.cropHeight + factor - 1) / factor
+        let planes = DecodeMemoryEstimate.sum([DecodeMemoryEstimate.product([tileW, tileH, 2]),
+                                               DecodeMemoryEstimate.product([cw, ch, 2, chromaPlanes])])
+        let sums = factor == 1 ? 0 : DecodeMemoryEstimate.product([outW, outH, channels, 4])
+        let turned = plan.transform.orientation == .up ? 0 : DecodeMemoryEstimate.product([outW, outH, channels])
+        return DecodeMemoryEstimate.sum([planes, DecodeMemoryEstimate.product([tileW, channels]), sums, turned, maxItemBytes])
+    }
+
+    /// The displayed picture reduced by `factor`: gray or RGB, with alpha when `alpha` (the
+    /// displayed alpha plane at full size, `plan.displayWidth` wide) is given.
+    func render(alpha: [UInt8]?, premultiplied: Bool) throws -> Bitmap {
+        let t = plan.transform
+        let layout: Bitmap.Layout = hasChroma ? (alpha == nil ? .rgb : .rgba) : (alpha == nil ? .gray : .grayAlpha)
+        let c = layout.channels
+        let outW = reducedWidth, outH = reducedHeight
+        var output = try Bitmap(width: outW, height: outH, layout: layout)
+        let f = factor
+        let phaseX = t.anchorsAtRight ? (f - t.cropWidth % f) % f : 0
+        let phaseY = t.anchorsAtBottom ? (f - t.cropHeight % f) % f : 0
+        var sums = [UInt32](repeating: 0, count: f == 1 ? 0 : outW * outH * c)
+        var row = [UInt8](repeating: 0, count: plan.tileWidth * c)
+        let converterBase = (plan.configuration.chromaFormat, plan.configuration.bitDepthLuma, plan.configuration.bitDepthChroma)
+        let cropRight = t.cropX + t.cropWidth, cropBottom = t.cropY + t.cropHeight
+
+        for tile in plan.tiles {
+            let x0 = max(tile.x, t.cropX), x1 = min(tile.x + plan.tileWidth, cropRight)
+            let y0 = max(tile.y, t.cropY), y1 = min(tile.y + plan.tileHeight, cropBottom)
+            guard x0 < x1, y0 < y1 else { continue }
+            let data = try container.data(of: tile.itemID, limits: limits)
+            let picture = try decodeTile(plan.configuration.parameterSets, data, plan.configuration.lengthSize, limits)
+            guard picture.width >= plan.tileWidth, picture.height >= plan.tileHeight,
+                  picture.chromaFormat == converterBase.0, picture.planes.count == picture.chromaFormat.planeCount,
+                  picture.planes[0].width == picture.width, picture.planes[0].samples.count >= picture.width * picture.height else {
+                throw ImageCodecError(.corrupt, "tile \(tile.itemID) decodes to \(picture.width)x\(picture.height) \(picture.chromaFormat), expected \(plan.tileWidth)x\(plan.tileHeight) \(converterBase.0)")
+            }
+            let converter = HEIFColourConverter(chroma: picture.chromaFormat, bitDepthLuma: picture.bitDepthLuma,
+                                                bitDepthChroma: picture.bitDepthChroma, nclx: plan.nclx, signal: picture.videoSignal)
+            let chromaWidth = picture.planes.count == 3 ? picture.planes[1].width : 0
+            if picture.planes.count == 3 {
+                let (sx, sy) = picture.chromaFormat.subsampling
+                let need = ((picture.width + sx - 1) / sx, (picture.height + sy - 1) / sy)
+                guard picture.planes[1].width >= need.0, picture.planes[2].width == picture.planes[1].width,
+                      picture.planes[1].samples.count >= need.0 * need.1, picture.planes[2].samples.count >= need.0 * need.1 else {
+                    throw ImageCodecError(.corrupt, "tile \(tile.itemID) chroma planes are too small")
+                }
+            }
+            let yPlane = picture.planes[0].samples
+            let cbPlane = picture.planes.count == 3 ? picture.planes[1].samples : []
+            let crPlane = picture.planes.count == 3 ? picture.planes[2].samples : []
+            try yPlane.withUnsafeBufferPointer { yp in
+                try cbPlane.withUnsafeBufferPointer { cbp in
+                    try crPlane.withUnsafeBufferPointer { crp in
+                        try row.withUnsafeMutableBufferPointer { rowBuf in
+                            try output.pixels.withUnsafeMutableBufferPointer { outBuf in
+                                try sums.withUnsafeMutableBufferPointer { sumBuf in
+                                    for y in y0..<y1 {
+                                        converter.convertRow(y: yp.baseAddress!, cb: cbp.baseAddress, cr: crp.baseAddress, row: y - tile.y,
+                                                             x0: x0 - tile.x, count: x1 - x0, width: picture.width, chromaWidth: chromaWidth,
+                                                             out: rowBuf.baseAddress!, stride: c)
+                                        if let alpha { try fillAlpha(alpha, row: rowBuf.baseAddress!, y: y - t.cropY, x0: x0 - t.cropX, count: x1 - x0, channels: c, premultiplied: premultiplied) }
+                                        let ry = y - t.cropY, rx = x0 - t.cropX
+                                        if f == 1 {
+                                            (outBuf.baseAddress! + (ry * outW + rx) * c).update(from: rowBuf.baseAddress!, count: (x1 - x0) * c)
+                                        } else {
+                                            accumulate(rowBuf.baseAddress!, count: x1 - x0, rx: rx, ry: ry, phaseX: phaseX, phaseY: phaseY,
+                                                       channels: c, hasAlpha: layout.hasAlpha, outW: outW, sums: sumBuf.baseAddress!)
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if f > 1 { finish(&output, sums: sums, phaseX: phaseX, phaseY: phaseY) }
+        return t.orientation.apply(to: output)
+    }
+
+    /// Alpha of crop-relative stored pixels (x0 + i, y), read from the displayed alpha plane.
+    private func fillAlpha(_ alpha: [UInt8], row: UnsafeMutablePointer<UInt8>, y: Int, x0: Int, count: Int, channels: Int,
+                           premultiplied: Bool) throws {
+        let t = plan.transform
+        let dw = t.displayWidth
+        guard alpha.count >= dw * t.displayHeight else { throw ImageCodecError(.corrupt, "alpha plane is too small") }
+        let (ax, ay) = displayPoint(x0, y)
+        let (bx, by) = displayPoint(x0 + 1, y)
+        let step = (by - ay) * dw + (bx - ax)
+        var index = ay * dw + ax
+        alpha.withUnsafeBufferPointer { a in
+            var o = row
+            for _ in 0..<count {
+                let v = a[index]
+                o[channels - 1] = v
+                if premultiplied {
+                    for k in 0..<(channels - 1) { o[k] = v == 0 ? 0 : UInt8(min(255, (Int(o[k]) * 255 + Int(v) / 2) / Int(v))) }
+                }
+                index &+= step
+                o += channels
+            }
+        }
+    }
+
+    /// Display coordinates of crop-relative stored pixel (x, y): the inverse of `storedPoint`.
+    private func displayPoint(_ x: Int, _ y: Int) -> (Int, Int) {
+        let w = plan.transform.cropWidth, h = plan.transform.cropHeight
+        switch plan.transform.orientation {
+        case .up: return (x, y)
+        case .mirrored: return (w - 1 - x, y)
+        case .rotated180: return (w - 1 - x, h - 1 - y)
+        case .mirroredVertically: return (x, h - 1 - y)
+        case .transposed: return (y, x)
+        case .rotatedClockwise: return (h - 1 - y, x)
+        case .transversed: return (h - 1 - y, w - 1 - x)
+        case .rotatedCounterClockwise: return (y, w - 1 - x)
+        }
+    }
+
+    /// Adds one converted row segment to the block sums (colour weighted by alpha, as the PNG
+    /// reducer does, so transparent pixels do not tint their neighbours).
+    private func accumulate(_ row: UnsafePointer<UInt8>, count: Int, rx: Int, ry: Int, phaseX: Int, phaseY: Int,
+                            channels c: Int, hasAlpha: Bool, outW: Int, sums: UnsafeMutablePointer<UInt32>) {
+        let f = factor
+        let band = sums + ((ry + phaseY) / f) &* outW &* c
+        var p = row
+        for i in 0..<count {
+            let s = band + ((rx &+ i &+ phaseX) / f) &* c
+            if hasAlpha {
+                let a = UInt32(p[c &- 1])
+                for k in 0..<(c &- 1) { s[k] &+= UInt32(p[k]) &* a }
+                s[c &- 1] &+= a
+            } else {
+                for k in 0..<c { s[k] &+= UInt32(p[k]) }
+            }
+            p += c
+        }
+    }
+
+    /// Block sums to means; each block counts only the crop pixels it covers.
+    private func finish(_ output: inout Bitmap, sums: [UInt32], phaseX: Int, phaseY: Int) {
+        let f = factor, c = output.channels, w = output.width, h = output.height
+        let cw = plan.transform.cropWidth, ch = plan.transform.cropHeight
+        let hasAlpha = output.layout.hasAlpha
+        output.pixels.withUnsafeMutableBufferPointer { out in
+            sums.withUnsafeBufferPointer { s in
+                for by in 0..<h {
+                    let rows = min(ch, (by + 1) * f - phaseY) - max(0, by * f - phaseY)
+                    for bx in 0..<w {
+                        let cols = min(cw, (bx + 1) * f - phaseX) - max(0, bx * f - phaseX)
+                        let n = UInt32(rows * cols)
+                        let i = (by * w + bx) * c
+                        if hasAlpha {
+                            let alphaSum = s[i + c - 1]
+                            for k in 0..<(c - 1) { out[i + k] = alphaSum == 0 ? 0 : UInt8(truncatingIfNeeded: (s[i + k] + alphaSum / 2) / alphaSum) }
+                            out[i + c - 1] = UInt8(truncatingIfNeeded: (alphaSum + n / 2) / n)
+                        } else {
+                            for k in 0..<c { out[i + k] = UInt8(truncatingIfNeeded: (s[i + k] + n / 2) / n) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
