@@ -37,13 +37,14 @@ public enum HEVCDecoder {
         throw ImageCodecError(.corrupt, "HEVC parameter sets hold no SPS")
     }
 
-    /// Whether `applyLoopFilters` runs deblocking and SAO. Until the loop filters are part of
-    /// the build it is false and decoded pictures are the pre-filter reconstruction.
-    static let loopFiltersAvailable = false
+    /// Whether `applyLoopFilters` runs deblocking and SAO.
+    static let loopFiltersAvailable = true
 
     /// The in-loop filters on the decoded (uncropped) planes: the single call site of
     /// `HEVCLoopFilter.apply(to:map:chromaFormat:bitDepthLuma:bitDepthChroma:)`.
     static func applyLoopFilters(_ planes: inout [HEVCPlane], map: HEVCFilterMap, sps: HEVCSequenceParameterSet) {
+        HEVCLoopFilter.apply(to: &planes, map: map, chromaFormat: sps.chromaFormat,
+                             bitDepthLuma: sps.bitDepthLuma, bitDepthChroma: sps.bitDepthChroma)
     }
 
     /// Decodes the first picture among `units`. `loopFilters` false gives the reconstruction

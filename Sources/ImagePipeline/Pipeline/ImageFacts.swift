@@ -7,7 +7,7 @@ public struct ImageFacts: Sendable, Equatable {
     public var height: Int
     /// Stored pixel count, for "12.2 megapixels".
     public var pixelCount: Int
-    /// Format in words: "JPEG", "JPEG, progressive", "PNG, interlaced".
+    /// Format in words: "JPEG", "JPEG, progressive", "PNG, interlaced", "HEIC, 10-bit, 4:2:0, 48 tiles".
     public var format: String
     /// EXIF DateTimeOriginal as written ("YYYY:MM:DD HH:MM:SS").
     public var dateTaken: String?
@@ -28,7 +28,12 @@ public struct ImageFacts: Sendable, Equatable {
         switch info.format {
         case .jpeg: return info.progressive ? "JPEG, progressive" : "JPEG"
         case .png: return info.progressive ? "PNG, interlaced" : "PNG"
-        case .heif: return "HEIF"
+        case .heif:
+            var parts = ["HEIC"]
+            if info.bitDepth > 8 { parts.append("\(info.bitDepth)-bit") }
+            if let chroma = info.sampling.first { parts.append(chroma) }
+            if info.tileCount > 1 { parts.append("\(info.tileCount) tiles") }
+            return parts.joined(separator: ", ")
         case .webp: return "WebP"
         }
     }
