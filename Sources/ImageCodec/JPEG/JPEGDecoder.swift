@@ -5,7 +5,7 @@
 /// upsampling, decided once) → `BaselineScanDecoder` (one sequential scan streamed through
 /// `MCURowRenderer` iMCU row by iMCU row) or `ProgressiveScanDecoder` /
 /// `BaselineScanDecoder.decodeIntoStore` (multi-scan files, into `CoefficientStore`, rendered
-/// after the last scan) → `ScaledIDCT`, `Upsampler`, `ColorConverter`.
+/// after the last scan) → `ScaledIDCT`, `Upsampler`, `ColourToRGB`.
 enum JPEGDecoder {
     /// Reads the headers up to the first scan. Throws `.unsupported` for arithmetic, lossless
     /// and 12-bit files, `.limitExceeded` when the size is over `limits`.

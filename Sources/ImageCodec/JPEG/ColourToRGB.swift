@@ -33,7 +33,7 @@ nonisolated(unsafe) private let clampTable: UnsafeMutablePointer<UInt8> = {
 }()
 
 /// Colour converters from decoded component rows to interleaved RGB.
-enum ColorConverter {
+enum ColourToRGB {
     /// libjpeg jdcolor YCbCr → RGB (tables, SCALEBITS 16) for `count` pixels, interleaved RGB out:
     /// R = Y + Crr[Cr], G = Y + ((Cbg[Cb] + Crg[Cr]) >> 16), B = Y + Cbb[Cb], each clamped.
     static func ycbcrToRGB(y: UnsafePointer<UInt8>, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>, count: Int, _ out: UnsafeMutablePointer<UInt8>) {

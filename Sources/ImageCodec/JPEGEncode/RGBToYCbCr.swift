@@ -38,7 +38,7 @@
 ///   the `>> 16` and truncations as pshuflw/pshufhw chains, 1.2× the shift-and-mask merge.
 /// - Three 16-byte loads and dword shuffles for the deinterleave: LLVM narrows them back to
 ///   the same 4-byte loads, or (with cross-lane shifts) scalar loads and shld, up to 1.5×.
-enum ColourConverter {
+enum RGBToYCbCr {
     private typealias Lanes = SIMD4<UInt32>
 
     /// Converts `width` pixels at `src` (`channels` = 3 or 4 bytes each, alpha ignored) into
