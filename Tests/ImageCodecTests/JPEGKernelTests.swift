@@ -1,8 +1,8 @@
 import Testing
 @testable import ImageCodec
 
-// The kernels are checked against plain reference versions written from the CODEC-NOTES
-// formulas (§2 IDCTs, §3 upsampling, §4 colour): arrays, no shortcuts, no wrapping tricks.
+// The kernels are checked against plain reference versions written from the formulas in
+// docs/jpeg-decoding.md (IDCTs, upsampling, colour): arrays, no shortcuts, no wrapping tricks.
 
 // MARK: - Reference IDCTs
 

@@ -1,5 +1,5 @@
 /// Baseline and progressive 8-bit Huffman JPEG decoding that matches libjpeg-turbo 2.1.5
-/// `djpeg -dct int` at 1/8, 2/8, 4/8 and 8/8 (CODEC-NOTES §1-§7).
+/// `djpeg -dct int` at 1/8, 2/8, 4/8 and 8/8 (docs/jpeg-decoding.md says how, step by step).
 ///
 /// Data flow: `JPEGMarkerReader` (headers) → `DecodePlan` (per-component IDCT size and
 /// upsampling, decided once) → `BaselineScanDecoder` (one sequential scan streamed through

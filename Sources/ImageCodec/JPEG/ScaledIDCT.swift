@@ -1,5 +1,6 @@
 // Dequantise + inverse DCT, ported from libjpeg-turbo 2.1.5 so that pixels match `djpeg -dct int`
-// bit for bit (CODEC-NOTES §2): `jpeg_idct_islow` for 8×8 and `jidctred.c` for 4×4, 2×2, 1×1.
+// bit for bit (docs/jpeg-decoding.md "The IDCTs"): `jpeg_idct_islow` for 8×8 and `jidctred.c`
+// for 4×4, 2×2, 1×1.
 // The reduced sizes are libjpeg's box-filter shrinks of the 8×8 IDCT, not low-frequency IDCTs.
 //
 // Why it looks like this:
@@ -7,8 +8,9 @@
 //   array and is written with truncation, so even corrupt coefficients give libjpeg's result and
 //   can never trap. Dequantisation multiplies by the table value read as a signed 16-bit number,
 //   as libjpeg-turbo's SIMD-enabled build stores it (MULTIPLIER = short); real tables are ≤ 255.
-// - The workspace is a local `InlineArray` and I/O goes through raw pointers: measured fastest
-//   on this toolchain (STACK-NOTES), with no allocation or ARC per block.
+// - The workspace is a local `InlineArray` and I/O goes through raw pointers: measured fastest on
+//   this toolchain (docs/toolchain.md "Writing fast Swift here"), with no allocation or ARC per
+//   block.
 // - libjpeg's "all AC terms zero" shortcuts give exactly the full-path values (the DC-only
 //   rounding term is below one step); they are kept because most columns and rows of photo
 //   blocks are zero. A block whose 63 AC terms are all zero is one flat level (both shortcuts).

@@ -1,6 +1,6 @@
 /// One MCU row (8·Vmax image rows) of every component, ready for the FDCT: colour-converted,
 /// edge-replicated and, for 4:2:0, chroma downsampled, exactly as cjpeg prepares its input
-/// (`jccolor.c`, `jcprepct.c`, `jcsample.c`; CODEC-NOTES §8):
+/// (`jccolor.c`, `jcprepct.c`, `jcsample.c`; docs/jpeg-encoding.md):
 /// - RGB→YCbCr with libjpeg's 16-bit fixed-point weights (`RGBToYCbCr`);
 /// - the last column is repeated out to the padded width, the last image row down to the
 ///   MCU row, *before* downsampling;

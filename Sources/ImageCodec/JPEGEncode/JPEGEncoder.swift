@@ -1,8 +1,8 @@
-/// Baseline JPEG encoder following cjpeg 2.1.5's model step by step (CODEC-NOTES §8), so a file
-/// from us has the same quantised coefficients as `cjpeg -quality Q -sample 2x2|1x1 [-optimize]`
-/// on the same pixels, and (with the same tables) the same bytes apart from our own choices:
-/// always baseline (quantisers clamped to 255, where cjpeg without `-baseline` writes SOF1 below
-/// quality 24), and no comment or EXIF segments.
+/// Baseline JPEG encoder following cjpeg 2.1.5's model step by step (docs/jpeg-encoding.md), so a
+/// file from us has the same quantised coefficients as `cjpeg -quality Q -sample 2x2|1x1
+/// [-optimize]` on the same pixels, and (with the same tables) the same bytes apart from our own
+/// choices: always baseline (quantisers clamped to 255, where cjpeg without `-baseline` writes SOF1
+/// below quality 24), and no comment or EXIF segments.
 ///
 /// Data flow, one stage per file: `ComponentStrips` (`RGBToYCbCr`, edge replication,
 /// `ChromaDownsampler`) → `MCURowTransform` (`ForwardDCT` + quantiser, dummy blocks) →

@@ -1,5 +1,5 @@
 /// RGB(A) → YCbCr for one image row, bit-exact with libjpeg's `rgb_ycc_convert` (jccolor.c,
-/// CODEC-NOTES §8), in 16-bit fixed point:
+/// docs/jpeg-encoding.md "Colour conversion and downsampling"), in 16-bit fixed point:
 ///
 ///     Y  = ( 19595 R + 38470 G +  7471 B +   32768) >> 16
 ///     Cb = (-11059 R − 21709 G + 32768 B + 8421375) >> 16
