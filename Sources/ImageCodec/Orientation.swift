@@ -18,7 +18,7 @@ public enum Orientation: Int, Sendable, CaseIterable {
     public var swapsAxes: Bool { rawValue >= 5 }
 
     /// The upright image. For each output pixel (x, y) it reads the stored pixel named in
-    /// CODEC-NOTES §7, so mirrors and rotations share one loop.
+    /// docs/jpeg-decoding.md "EXIF orientation", so mirrors and rotations share one loop.
     public func apply(to bitmap: Bitmap) -> Bitmap {
         if self == .up { return bitmap }
         let w = bitmap.width, h = bitmap.height, c = bitmap.channels

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 // Subcommands live in their own files; this file only dispatches, so that worker-thread code
-// never sits in main-actor-isolated top-level code (see STACK-NOTES).
+// never sits in main-actor-isolated top-level code (see docs/toolchain.md, Swift 6 concurrency).
 let arguments = Array(CommandLine.arguments.dropFirst())
 let command = arguments.first ?? "serve"
 let rest = Array(arguments.dropFirst())

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import ImageCodec
 
-// TIFF structures are built here byte by byte (CODEC-NOTES §7) so that each test states exactly
-// which field is broken; one real APP1 (cut from a fixture JPEG) checks the common case.
+// TIFF structures are built here byte by byte (docs/jpeg-decoding.md "EXIF orientation") so
+// that each test states exactly which field is broken; one real APP1 (cut from a fixture JPEG)
+// checks the common case.
 
 /// One IFD entry value as the builder lays it out.
 private enum Value {
@@ -114,7 +115,7 @@ struct ExifReaderTests {
                 #expect(ExifReader.parse(tiff: tiff[...]).orientation.rawValue == value, "value \(value) little \(little)")
             }
         }
-        // MM stores SHORT 6 as 00 06 00 00 (CODEC-NOTES §7): check the exact bytes we read.
+        // MM stores SHORT 6 as 00 06 00 00 (docs/jpeg-decoding.md): check the exact bytes we read.
         let mm = TIFFBuilder(little: false).build([(0x0112, .short(6))])
         #expect(Array(mm[18..<22]) == [0, 6, 0, 0])
     }

@@ -3,7 +3,7 @@ import Testing
 @testable import ImageCodec
 
 /// Decodes every fixture the manifest expects to decode at 8/8, 4/8, 2/8 and 1/8 and compares
-/// with libjpeg-turbo 2.1.5 `djpeg -dct int` (CODEC-NOTES §1-§7). Required: max |diff| ≤ 2 and
+/// with libjpeg-turbo 2.1.5 `djpeg -dct int` (docs/jpeg-decoding.md). Required: max |diff| ≤ 2 and
 /// ≥ 99.5 % of samples within ±1; references kept only as a CRC need a bit-exact decode.
 @Suite struct JPEGConformanceTests {
     static let scales: [(Int, String)] = [(8, "full"), (4, "s1_2"), (2, "s1_4"), (1, "s1_8")]

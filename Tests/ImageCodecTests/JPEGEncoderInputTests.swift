@@ -1,7 +1,7 @@
 import Testing
 @testable import ImageCodec
 
-// The encoder's input stages (ColourConverter, ChromaDownsampler) against libjpeg's C formulas
+// The encoder's input stages (RGBToYCbCr, ChromaDownsampler) against libjpeg's C formulas
 // (jccolor.c `rgb_ycc_convert`, jcsample.c `h2v2_downsample`) written out here as the
 // reference: plain Int arithmetic, one pixel at a time.
 
@@ -49,7 +49,7 @@ private func sampleRow(_ pattern: Int, count: Int, period: Int, _ rng: inout Spl
                         src.deallocate()
                         for p in out { p.deallocate() }
                     }
-                    ColourConverter.convertRow(src, channels: channels, width: width, y: out[0], cb: out[1], cr: out[2])
+                    RGBToYCbCr.convertRow(src, channels: channels, width: width, y: out[0], cb: out[1], cr: out[2])
                     for x in 0..<width {
                         let s = x * channels
                         let want = refYCbCr(Int(pixels[s]), Int(pixels[s + 1]), Int(pixels[s + 2]))
@@ -81,7 +81,7 @@ private func sampleRow(_ pattern: Int, count: Int, period: Int, _ rng: inout Spl
                 src[3 * x + 1] = UInt8((c >> 8) & 255)
                 src[3 * x + 2] = UInt8(c & 255)
             }
-            ColourConverter.convertRow(src, channels: 3, width: width, y: out[0], cb: out[1], cr: out[2])
+            RGBToYCbCr.convertRow(src, channels: 3, width: width, y: out[0], cb: out[1], cr: out[2])
             for x in 0..<width {
                 let want = refYCbCr(Int(src[3 * x]), Int(src[3 * x + 1]), Int(src[3 * x + 2]))
                 if (out[0][x], out[1][x], out[2][x]) != want {

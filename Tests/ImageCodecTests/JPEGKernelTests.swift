@@ -1,8 +1,8 @@
 import Testing
 @testable import ImageCodec
 
-// The kernels are checked against plain reference versions written from the CODEC-NOTES
-// formulas (§2 IDCTs, §3 upsampling, §4 colour): arrays, no shortcuts, no wrapping tricks.
+// The kernels are checked against plain reference versions written from the formulas in
+// docs/jpeg-decoding.md (IDCTs, upsampling, colour): arrays, no shortcuts, no wrapping tricks.
 
 // MARK: - Reference IDCTs
 
@@ -129,7 +129,8 @@ private func run(_ kernel: Kernel, size: Int, _ coef: [Int16], _ quant: [UInt16]
 }
 
 private let kernels: [(size: Int, kernel: Kernel, ref: @Sendable ([Int16], [UInt16]) -> [UInt8])] = [
-    (8, ScaledIDCT.idct8x8, refIDCT8),
+    (8, { ScaledIDCT.idct8x8($0, $1, $2, $3) }, refIDCT8),
+    (8, ScaledIDCT.idct8x8Scalar, refIDCT8),
     (4, ScaledIDCT.idct4x4, refIDCT4),
     (2, ScaledIDCT.idct2x2, refIDCT2),
     (1, ScaledIDCT.idct1x1, refIDCT1),
@@ -333,7 +334,7 @@ private func refYCC(_ y: Int, _ cb: Int, _ cr: Int) -> (Int, Int, Int) {
 private func refInk(_ c: Int, _ k: Int) -> UInt8 { UInt8((2 * c * k + 255) / 510) }
 
 @Suite("JPEG kernels: colour")
-struct ColorConverterTests {
+struct ColourToRGBTests {
     @Test("YCbCr → RGB matches the §4 table formulas for every (Y, Cb, Cr)")
     func ycbcrExhaustive() {
         var y = [UInt8](), cb = [UInt8](), cr = [UInt8]()
@@ -343,7 +344,7 @@ struct ColorConverterTests {
             y = [UInt8](repeating: UInt8(yv), count: 65536)
             cb = (0..<65536).map { UInt8($0 >> 8) }
             cr = (0..<65536).map { UInt8($0 & 255) }
-            ColorConverter.ycbcrToRGB(y: y, cb: cb, cr: cr, count: 65536, &out)
+            ColourToRGB.ycbcrToRGB(y: y, cb: cb, cr: cr, count: 65536, &out)
             for i in 0..<65536 {
                 let (r, g, b) = refYCC(yv, i >> 8, i & 255)
                 if Int(out[3 * i]) != refClamp(r) || Int(out[3 * i + 1]) != refClamp(g) || Int(out[3 * i + 2]) != refClamp(b) {
@@ -357,7 +358,7 @@ struct ColorConverterTests {
     @Test("known YCbCr points: grey stays grey, pure primaries")
     func ycbcrPoints() {
         var out = [UInt8](repeating: 0, count: 12)
-        ColorConverter.ycbcrToRGB(y: [128, 0, 255, 76], cb: [128, 128, 128, 85], cr: [128, 128, 128, 255], count: 4, &out)
+        ColourToRGB.ycbcrToRGB(y: [128, 0, 255, 76], cb: [128, 128, 128, 85], cr: [128, 128, 128, 255], count: 4, &out)
         #expect(Array(out[0..<9]) == [128, 128, 128, 0, 0, 0, 255, 255, 255])
         #expect(Array(out[9..<12]) == [254, 0, 0])
     }
@@ -369,7 +370,7 @@ struct ColorConverterTests {
         let m = c.reversed() as [UInt8]
         let y = [UInt8](repeating: 255, count: 65536)
         var out = [UInt8](repeating: 0, count: 3 * 65536)
-        ColorConverter.cmykToRGB(c: c, m: m, y: y, k: k, count: 65536, &out)
+        ColourToRGB.cmykToRGB(c: c, m: m, y: y, k: k, count: 65536, &out)
         var mismatches = 0
         for i in 0..<65536 {
             let kv = Int(k[i])
@@ -389,7 +390,7 @@ struct ColorConverterTests {
         let cr = (0..<n).map { _ in UInt8(rng.int(0...255)) }
         let k = (0..<n).map { _ in UInt8(rng.int(0...255)) }
         var out = [UInt8](repeating: 0, count: 3 * n)
-        ColorConverter.ycckToRGB(y: y, cb: cb, cr: cr, k: k, count: n, &out)
+        ColourToRGB.ycckToRGB(y: y, cb: cb, cr: cr, k: k, count: n, &out)
         var mismatches = 0
         for i in 0..<n {
             let (r, g, b) = refYCC(Int(y[i]), Int(cb[i]), Int(cr[i]))
@@ -403,7 +404,7 @@ struct ColorConverterTests {
     @Test("interleaving copies the three planes in order")
     func interleave() {
         var out = [UInt8](repeating: 0, count: 9)
-        ColorConverter.interleaveRGB(r: [1, 2, 3], g: [4, 5, 6], b: [7, 8, 9], count: 3, &out)
+        ColourToRGB.interleaveRGB(r: [1, 2, 3], g: [4, 5, 6], b: [7, 8, 9], count: 3, &out)
         #expect(out == [1, 4, 7, 2, 5, 8, 3, 6, 9])
     }
 }

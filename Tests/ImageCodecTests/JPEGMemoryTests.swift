@@ -24,7 +24,7 @@ import Testing
         #expect(blocks * 128 > 70_000_000)
     }
 
-    @Test("plans follow CODEC-NOTES §1 and §3")
+    @Test("plans follow the IDCT-size and upsampling rules of docs/jpeg-decoding.md")
     func plans() throws {
         let f = try Self.frame(width: 250, height: 156)
         let expected: [(Int, [Int], [UpsampleMethod])] = [

@@ -1,7 +1,8 @@
 import Testing
 @testable import ImageCodec
 
-/// `Orientation.apply` against the CODEC-NOTES §7 formulas, on a bitmap with no symmetry.
+/// `Orientation.apply` against the table in docs/jpeg-decoding.md "EXIF orientation", on a
+/// bitmap with no symmetry.
 @Suite struct OrientationTests {
     /// 3×2 RGB (and a gray twin) whose every sample is distinct.
     private func asymmetric(_ layout: Bitmap.Layout) throws -> Bitmap {
@@ -10,7 +11,7 @@ import Testing
         return try Bitmap(width: w, height: h, layout: layout, pixels: pixels)
     }
 
-    /// The stored pixel that output (x, y) shows, per CODEC-NOTES §7.
+    /// The stored pixel that output (x, y) shows, per that table.
     private func source(_ o: Orientation, x: Int, y: Int, w: Int, h: Int) -> (Int, Int) {
         switch o {
         case .up: (x, y)

@@ -1,7 +1,7 @@
 import Testing
 @testable import ImageCodec
 
-/// PngSuite against the RGBA8 references (CODEC-NOTES §9): every valid file exactly, every
+/// PngSuite against the RGBA8 references (docs/png.md): every valid file exactly, every
 /// x-file rejected, and reduced decodes equal to a box average of the full decode.
 @Suite struct PNGConformanceTests {
     @Test func validFilesMatchTheirReferencesExactly() throws {

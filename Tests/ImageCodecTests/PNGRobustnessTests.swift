@@ -172,6 +172,31 @@ import Testing
         #expect(decoded.bitmap == (try PNGDecoder.decode(base, reduction: 1, limits: .default)).bitmap)
     }
 
+    /// The spec requires the IDAT chunks to be consecutive and libpng refuses a file whose
+    /// image data resumes after another chunk; so do we, while a split run still decodes.
+    @Test func imageDataMustBeOneRunOfIDATChunks() throws {
+        for name in ["basn2c08", "basi0g01", "basn3p02"] {
+            let base = try PNGFixtures.bytes("pngsuite/\(name).png")
+            let full = try PNGDecoder.decode(base, reduction: 1, limits: .default).bitmap
+
+            let split = Self.splitImageData(base, between: [])
+            #expect(Self.chunkTypes(split).filter { $0 == "IDAT" }.count == 2)
+            #expect(try PNGDecoder.decode(split, reduction: 1, limits: .default).bitmap == full, "\(name)")
+
+            let intruders: [[(String, [UInt8])]] = [[("tEXt", Array("Comment\u{0}between the IDATs".utf8))],
+                                                    [("zzZz", [1, 2])]]  // an unknown ancillary chunk
+            for between in intruders {
+                let broken = Self.splitImageData(base, between: between)
+                for reduction in [1, 4] {
+                    expectFailure(.corrupt) { try PNGDecoder.decode(broken, reduction: reduction, limits: .default) }
+                }
+                #expect(throws: ImageCodecError.self) { try ImageCodec.decode(broken) }
+                // The header is still readable: a probe stops at the image data.
+                #expect(try PNGDecoder.probe(broken, limits: .default).width == full.width)
+            }
+        }
+    }
+
     @Test func reducedDecodeOfALargerImageWithAlpha() throws {
         var rng = SplitMix64(seed: 7)
         for layout in Bitmap.Layout.allCases {
@@ -245,6 +270,39 @@ import Testing
         var writer = PNGChunkWriter()
         for (type, data) in chunks { writer.chunk(type, data) }
         return Array(png[0..<insertAt]) + writer.bytes + Array(png[insertAt...])
+    }
+
+    /// The file's chunk types in order.
+    static func chunkTypes(_ png: [UInt8]) -> [String] {
+        var pos = 8, types: [String] = []
+        while pos + 12 <= png.count {
+            let length = Int(png[pos]) << 24 | Int(png[pos + 1]) << 16 | Int(png[pos + 2]) << 8 | Int(png[pos + 3])
+            types.append(String(decoding: png[(pos + 4)..<(pos + 8)], as: UTF8.self))
+            pos += 12 + length
+        }
+        return types
+    }
+
+    /// `png` with its image data rewritten as two IDAT chunks (the data cut in half) and
+    /// `between` placed between them; every other chunk stays where it was.
+    static func splitImageData(_ png: [UInt8], between: [(String, [UInt8])]) -> [UInt8] {
+        var chunks: [(String, [UInt8])] = [], data: [UInt8] = [], idatAt: Int?
+        var pos = 8
+        while pos + 12 <= png.count {
+            let length = Int(png[pos]) << 24 | Int(png[pos + 1]) << 16 | Int(png[pos + 2]) << 8 | Int(png[pos + 3])
+            let type = String(decoding: png[(pos + 4)..<(pos + 8)], as: UTF8.self)
+            if type == "IDAT" {
+                if idatAt == nil { idatAt = chunks.count }
+                data += png[(pos + 8)..<(pos + 8 + length)]
+            } else {
+                chunks.append((type, Array(png[(pos + 8)..<(pos + 8 + length)])))
+            }
+            pos += 12 + length
+        }
+        let half = data.count / 2
+        chunks.insert(contentsOf: [("IDAT", Array(data[..<half]))] + between + [("IDAT", Array(data[half...]))],
+                      at: idatAt ?? chunks.count)
+        return PNGFixtures.png(chunks)
     }
 
     /// Rewrites every complete chunk's CRC to match its (possibly damaged) contents.

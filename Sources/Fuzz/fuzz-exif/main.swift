@@ -1,7 +1,7 @@
 import ImageCodec
 
 // libFuzzer entry point. This file must hold declarations only: top-level statements would make
-// Swift emit its own `main` and the fuzzer would silently never run (STACK-NOTES).
+// Swift emit its own `main` and the fuzzer would silently never run (docs/toolchain.md "Fuzzing").
 
 /// Feeds the input to `ExifReader` as a bare TIFF structure, as an APP1 payload, and as an
 /// APP1 payload with the "Exif\0\0" magic already in place (so mutations reach the IFDs), at a

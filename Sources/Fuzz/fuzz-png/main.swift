@@ -1,7 +1,7 @@
 import ImageFuzzChecks
 
 // libFuzzer entry point. This file must hold declarations only: top-level statements would make
-// Swift emit its own `main` and the fuzzer would silently never run (STACK-NOTES).
+// Swift emit its own `main` and the fuzzer would silently never run (docs/toolchain.md "Fuzzing").
 
 /// `ImageFuzzChecks` on each input; a broken invariant traps, which libFuzzer records as a finding.
 @_cdecl("LLVMFuzzerTestOneInput")

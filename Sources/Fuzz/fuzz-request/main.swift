@@ -3,11 +3,12 @@ import Foundation
 import Gallery
 import ImagePipeline
 
-// libFuzzer entry point for everything request text reaches before any image work: the router,
-// the query-string decoder, the size-spec parser, the template engine and the whole app's
-// answer (pages, error pages, redirects). Merges the web branch's router/query/template
-// fuzzer with the hardening one's app-level checks. This file must hold declarations only: top-level statements would
-// make Swift emit its own `main` and the fuzzer would silently never run (STACK-NOTES).
+// libFuzzer entry point for everything request text reaches before any image work: the router, the
+// query-string decoder, the size-spec parser, the template engine and the whole app's answer
+// (pages, error pages, redirects). Merges the web branch's router/query/template fuzzer with the
+// hardening one's app-level checks. This file must hold declarations only: top-level statements
+// would make Swift emit its own `main` and the fuzzer would silently never run (docs/toolchain.md
+// "Fuzzing").
 
 /// A tiny library (one small JPEG in one album) and an app over it, made once per process.
 /// The item id is `StableID.make("item:Album/tiny.jpg")`: seeds in Tests/FuzzSeeds/fuzz-request

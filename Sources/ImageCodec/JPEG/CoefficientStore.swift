@@ -2,11 +2,11 @@
 /// scan per component), which must be complete before any block can be transformed.
 ///
 /// Why not libjpeg's 128 bytes per block: the chosen scaled IDCT reads only some positions
-/// (CODEC-NOTES §2: 64, 49, 25 or 1), so only those are kept as values. Progressive
-/// refinement also needs to know which of the other positions are non-zero (runs count zero
-/// positions, correction bits follow non-zero ones), so every block carries a 64-bit mask,
-/// bit k = zigzag position k is non-zero. A 1/8 decode of a 4:2:0 file thus keeps 10 bytes
-/// per luma block instead of 128.
+/// (docs/jpeg-decoding.md "The IDCTs": 64, 49, 25 or 1), so only those are kept as values.
+/// Progressive refinement also needs to know which of the other positions are non-zero (runs count
+/// zero positions, correction bits follow non-zero ones), so every block carries a 64-bit mask, bit
+/// k = zigzag position k is non-zero. A 1/8 decode of a 4:2:0 file thus keeps 10 bytes per luma
+/// block instead of 128.
 final class CoefficientStore {
     struct Plane {
         let blocksWide: Int
@@ -26,9 +26,9 @@ final class CoefficientStore {
     /// Bytes held for values and masks.
     let byteCount: Int
 
-    /// The positions the `idctSize` × `idctSize` IDCT reads (CODEC-NOTES §2: 64, 49, 25 or 1),
-    /// in natural order: slots follow natural order, so a full-size block is stored exactly
-    /// as the IDCT reads it and needs no expansion.
+    /// The positions the `idctSize` × `idctSize` IDCT reads (64, 49, 25 or 1; see
+    /// docs/jpeg-decoding.md), in natural order: slots follow natural order, so a full-size block
+    /// is stored exactly as the IDCT reads it and needs no expansion.
     static func keptPositions(idctSize: Int) -> [(zigzag: Int, natural: Int)] {
         let natural = JPEGStandardTables.naturalOrder
         var kept: [(zigzag: Int, natural: Int)] = []

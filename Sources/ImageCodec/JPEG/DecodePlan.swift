@@ -42,7 +42,8 @@ enum UpsampleMethod {
     case replicate
 }
 
-/// Per-component geometry at the chosen scale (CODEC-NOTES §1, §3).
+/// Per-component geometry at the chosen scale (docs/jpeg-decoding.md "Output size and IDCT
+/// size per component", "Upsampling").
 struct ComponentPlan {
     let h: Int
     let v: Int

@@ -1,11 +1,11 @@
 /// Baseline and progressive 8-bit Huffman JPEG decoding that matches libjpeg-turbo 2.1.5
-/// `djpeg -dct int` at 1/8, 2/8, 4/8 and 8/8 (CODEC-NOTES §1-§7).
+/// `djpeg -dct int` at 1/8, 2/8, 4/8 and 8/8 (docs/jpeg-decoding.md says how, step by step).
 ///
 /// Data flow: `JPEGMarkerReader` (headers) → `DecodePlan` (per-component IDCT size and
 /// upsampling, decided once) → `BaselineScanDecoder` (one sequential scan streamed through
 /// `MCURowRenderer` iMCU row by iMCU row) or `ProgressiveScanDecoder` /
 /// `BaselineScanDecoder.decodeIntoStore` (multi-scan files, into `CoefficientStore`, rendered
-/// after the last scan) → `ScaledIDCT`, `Upsampler`, `ColorConverter`.
+/// after the last scan) → `ScaledIDCT`, `Upsampler`, `ColourToRGB`.
 enum JPEGDecoder {
     /// Reads the headers up to the first scan. Throws `.unsupported` for arithmetic, lossless
     /// and 12-bit files, `.limitExceeded` when the size is over `limits`.

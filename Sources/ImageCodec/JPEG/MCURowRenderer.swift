@@ -174,10 +174,10 @@ final class MCURowRenderer {
             let w = plan.outWidth
             switch plan.colorSpace {
             case .gray: out.update(from: rows[0], count: w)
-            case .ycbcr: ColorConverter.ycbcrToRGB(y: rows[0], cb: rows[1], cr: rows[2], count: w, out)
-            case .rgb: ColorConverter.interleaveRGB(r: rows[0], g: rows[1], b: rows[2], count: w, out)
-            case .cmyk: ColorConverter.cmykToRGB(c: rows[0], m: rows[1], y: rows[2], k: rows[3], count: w, out)
-            case .ycck: ColorConverter.ycckToRGB(y: rows[0], cb: rows[1], cr: rows[2], k: rows[3], count: w, out)
+            case .ycbcr: ColourToRGB.ycbcrToRGB(y: rows[0], cb: rows[1], cr: rows[2], count: w, out)
+            case .rgb: ColourToRGB.interleaveRGB(r: rows[0], g: rows[1], b: rows[2], count: w, out)
+            case .cmyk: ColourToRGB.cmykToRGB(c: rows[0], m: rows[1], y: rows[2], k: rows[3], count: w, out)
+            case .ycck: ColourToRGB.ycckToRGB(y: rows[0], cb: rows[1], cr: rows[2], k: rows[3], count: w, out)
             }
         }
     }

@@ -1,5 +1,6 @@
 // Dequantise + inverse DCT, ported from libjpeg-turbo 2.1.5 so that pixels match `djpeg -dct int`
-// bit for bit (CODEC-NOTES §2): `jpeg_idct_islow` for 8×8 and `jidctred.c` for 4×4, 2×2, 1×1.
+// bit for bit (docs/jpeg-decoding.md "The IDCTs"): `jpeg_idct_islow` for 8×8 and `jidctred.c`
+// for 4×4, 2×2, 1×1.
 // The reduced sizes are libjpeg's box-filter shrinks of the 8×8 IDCT, not low-frequency IDCTs.
 //
 // Why it looks like this:
@@ -7,8 +8,9 @@
 //   array and is written with truncation, so even corrupt coefficients give libjpeg's result and
 //   can never trap. Dequantisation multiplies by the table value read as a signed 16-bit number,
 //   as libjpeg-turbo's SIMD-enabled build stores it (MULTIPLIER = short); real tables are ≤ 255.
-// - The workspace is a local `InlineArray` and I/O goes through raw pointers: measured fastest
-//   on this toolchain (STACK-NOTES), with no allocation or ARC per block.
+// - The workspace is a local `InlineArray` and I/O goes through raw pointers: measured fastest on
+//   this toolchain (docs/toolchain.md "Writing fast Swift here"), with no allocation or ARC per
+//   block.
 // - libjpeg's "all AC terms zero" shortcuts give exactly the full-path values (the DC-only
 //   rounding term is below one step); they are kept because most columns and rows of photo
 //   blocks are zero. A block whose 63 AC terms are all zero is one flat level (both shortcuts).
@@ -30,11 +32,27 @@ nonisolated(unsafe) private let rangeLimitTable: UnsafeMutablePointer<UInt8> = {
     return table
 }()
 
+/// Which of its three paths `ScaledIDCT.idct8x8` took for a block.
+enum IDCT8x8Path: Equatable {
+    /// All 63 AC terms zero: one level for the whole block.
+    case flat
+    /// `idct8x8Vector`: the block's values were within its exactness bounds.
+    case vector
+    /// `idct8x8Scalar`: anything else (corrupt data, 16-bit tables).
+    case scalar
+}
+
 /// Dequantising inverse DCTs producing 8×8, 4×4, 2×2 or 1×1 clamped pixels per block.
 enum ScaledIDCT {
     /// Dequantise + IDCT one block. `coef`: 64 Int16 in natural (row-major) order; `quant`: 64
     /// UInt16 in natural order. Writes 8×8 clamped pixels to `out` with row stride `stride` bytes.
-    static func idct8x8(_ coef: UnsafePointer<Int16>, _ quant: UnsafePointer<UInt16>, _ out: UnsafeMutablePointer<UInt8>, _ stride: Int) {
+    ///
+    /// Returns the path taken, so tests can show that photos really take the vector path (a
+    /// guard that always failed would keep every pixel right and lose the speed silently). The
+    /// decoder ignores it: it is a register, with no counter or branch added per block.
+    @discardableResult
+    static func idct8x8(_ coef: UnsafePointer<Int16>, _ quant: UnsafePointer<UInt16>,
+                        _ out: UnsafeMutablePointer<UInt8>, _ stride: Int) -> IDCT8x8Path {
         if acIsZero(coef) {
             // Both passes' DC-only shortcuts combined: one level for the whole block.
             let v = rangeLimit((dequant(coef, quant, 0) &+ 4) &>> 3)
@@ -42,9 +60,17 @@ enum ScaledIDCT {
             for row in 0..<8 {
                 UnsafeMutableRawPointer(out + row &* stride).storeBytes(of: word, as: UInt64.self)
             }
-            return
+            return .flat
         }
-        if idct8x8Vector(coef, quant, out, stride) { return }
+        if idct8x8Vector(coef, quant, out, stride) { return .vector }
+        idct8x8Scalar(coef, quant, out, stride)
+        return .scalar
+    }
+
+    /// The scalar 8×8 ISLOW IDCT, exact for any input (the reference the vector path is
+    /// tested against).
+    static func idct8x8Scalar(_ coef: UnsafePointer<Int16>, _ quant: UnsafePointer<UInt16>,
+                              _ out: UnsafeMutablePointer<UInt8>, _ stride: Int) {
         var ws = InlineArray<64, Int32>(repeating: 0)
 
         // Pass 1: columns of the dequantised input into the workspace, scaled up by 2^PASS1_BITS.

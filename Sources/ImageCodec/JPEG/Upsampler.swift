@@ -1,9 +1,9 @@
-// Chroma upsampling as libjpeg-turbo 2.1.5 `jdsample.c` does it (CODEC-NOTES §3), one row per
-// call so the decoder can stream rows without a whole-plane buffer. The "fancy" filters are the
-// triangle filters of `h2v1_fancy_upsample`, `h1v2_fancy_upsample` and `h2v2_fancy_upsample`;
-// edges repeat the first and last real sample, which is what libjpeg's special-cased first and
-// last columns compute. The caller picks the method once per component (the plan) and passes
-// the neighbouring row (or the same row at the image edges) for vertical filters.
+// Chroma upsampling as libjpeg-turbo 2.1.5 `jdsample.c` does it (docs/jpeg-decoding.md
+// "Upsampling"), one row per call so the decoder can stream rows without a whole-plane buffer. The
+// "fancy" filters are the triangle filters of `h2v1_fancy_upsample`, `h1v2_fancy_upsample` and
+// `h2v2_fancy_upsample`; edges repeat the first and last real sample, which is what libjpeg's
+// special-cased first and last columns compute. The caller picks the method once per component (the
+// plan) and passes the neighbouring row (or the same row at the image edges) for vertical filters.
 
 /// Row upsamplers for subsampled chroma planes.
 enum Upsampler {

@@ -1,4 +1,4 @@
-/// 2×2 chroma downsampling as libjpeg's `h2v2_downsample` does it (CODEC-NOTES §8): each
+/// 2×2 chroma downsampling as libjpeg's `h2v2_downsample` does it (docs/jpeg-encoding.md): each
 /// output sample is the mean of a 2×2 group, rounded with a bias that alternates 1, 2, 1, 2…
 /// along the row so the rounding error does not drift one way.
 ///

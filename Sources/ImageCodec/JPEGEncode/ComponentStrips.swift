@@ -1,7 +1,7 @@
 /// One MCU row (8·Vmax image rows) of every component, ready for the FDCT: colour-converted,
 /// edge-replicated and, for 4:2:0, chroma downsampled, exactly as cjpeg prepares its input
-/// (`jccolor.c`, `jcprepct.c`, `jcsample.c`; CODEC-NOTES §8):
-/// - RGB→YCbCr with libjpeg's 16-bit fixed-point weights (`ColourConverter`);
+/// (`jccolor.c`, `jcprepct.c`, `jcsample.c`; docs/jpeg-encoding.md):
+/// - RGB→YCbCr with libjpeg's 16-bit fixed-point weights (`RGBToYCbCr`);
 /// - the last column is repeated out to the padded width, the last image row down to the
 ///   MCU row, *before* downsampling;
 /// - downsampled chroma rows past the last real one repeat that row (not a fresh average);
@@ -65,7 +65,7 @@ struct ComponentStrips: ~Copyable {
                     for x in 0..<width { out[x] = src[x &* channels] }
                 }
             } else {
-                ColourConverter.convertRow(src, channels: channels, width: width,
+                RGBToYCbCr.convertRow(src, channels: channels, width: width,
                                            y: planes[0] + offset, cb: planes[1] + offset, cr: planes[2] + offset)
             }
             for p in planes {

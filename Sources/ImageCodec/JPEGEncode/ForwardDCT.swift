@@ -1,5 +1,5 @@
 /// The forward DCT and quantiser for one 8×8 block: libjpeg's `jpeg_fdct_islow` (the LL&M
-/// integer DCT, CONST_BITS 13, PASS1_BITS 2, CODEC-NOTES §8) followed by cjpeg's rounding, so
+/// integer DCT, CONST_BITS 13, PASS1_BITS 2; docs/jpeg-encoding.md) followed by cjpeg's rounding, so
 /// our coefficients are the ones cjpeg writes.
 ///
 /// Shape: eight 16-bit lanes per SIMD vector, as libjpeg-turbo's SSE2 `jfdctint` does it. The

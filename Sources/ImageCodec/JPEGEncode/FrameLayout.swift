@@ -1,5 +1,6 @@
 /// The geometry of the frame we write, decided once from the image size and subsampling:
-/// components, sampling factors, block and MCU counts (T.81 A.2, CODEC-NOTES §5 "MCU grid").
+/// components, sampling factors, block and MCU counts (T.81 A.2; "MCU grid" in
+/// docs/jpeg-decoding.md).
 struct FrameLayout {
     struct Component {
         /// Component identifier in SOF/SOS: 1 = Y, 2 = Cb, 3 = Cr (as cjpeg numbers them).

@@ -1,5 +1,5 @@
-/// Baseline sequential entropy coding of one quantised block (T.81 F.1.2, CODEC-NOTES §8), and
-/// the matching symbol count for optimised tables.
+/// Baseline sequential entropy coding of one quantised block (T.81 F.1.2; docs/jpeg-encoding.md
+/// "Entropy coding and markers"), and the matching symbol count for optimised tables.
 ///
 /// Shape: a 64-bit mask of the non-zero AC positions in zigzag order (made by the quantiser)
 /// lets the coder jump from one non-zero coefficient to the next with a

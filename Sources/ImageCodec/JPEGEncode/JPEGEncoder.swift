@@ -1,10 +1,10 @@
-/// Baseline JPEG encoder following cjpeg 2.1.5's model step by step (CODEC-NOTES §8), so a file
-/// from us has the same quantised coefficients as `cjpeg -quality Q -sample 2x2|1x1 [-optimize]`
-/// on the same pixels, and (with the same tables) the same bytes apart from our own choices:
-/// always baseline (quantisers clamped to 255, where cjpeg without `-baseline` writes SOF1 below
-/// quality 24), and no comment or EXIF segments.
+/// Baseline JPEG encoder following cjpeg 2.1.5's model step by step (docs/jpeg-encoding.md), so a
+/// file from us has the same quantised coefficients as `cjpeg -quality Q -sample 2x2|1x1
+/// [-optimize]` on the same pixels, and (with the same tables) the same bytes apart from our own
+/// choices: always baseline (quantisers clamped to 255, where cjpeg without `-baseline` writes SOF1
+/// below quality 24), and no comment or EXIF segments.
 ///
-/// Data flow, one stage per file: `ComponentStrips` (`ColourConverter`, edge replication,
+/// Data flow, one stage per file: `ComponentStrips` (`RGBToYCbCr`, edge replication,
 /// `ChromaDownsampler`) → `MCURowTransform` (`ForwardDCT` + quantiser, dummy blocks) →
 /// `ScanEncoder` / `HuffmanEncoder` → `BitWriter`, with headers from `JPEGMarkerWriter`.
 /// Memory is a few MCU rows, except with `optimizeHuffman`, which keeps every quantised block
@@ -13,7 +13,7 @@
 /// Speed (1920×1080 q82, one encode, portable x86-64 build): callgrind 97.7 M instructions for
 /// 4:2:0 and 146 M for 4:4:4, down from 200 M and 302 M for the first scalar version. The
 /// SIMD stages: `ForwardDCT` and `QuantDivisors` (16-bit lanes, pmaddwd and pmulhuw, 107 M →
-/// 38 M), `ColourConverter` (pmaddwd on R−G and B−G, 48 M → 24 M), `ChromaDownsampler` (16
+/// 38 M), `RGBToYCbCr` (pmaddwd on R−G and B−G, 48 M → 24 M), `ChromaDownsampler` (16
 /// outputs per step, 14.5 M → 2.1 M); blocks stay in natural order and the entropy coder reads
 /// the few non-zero coefficients through the zigzag table (a table-built mask replaces a
 /// 63-step reorder). What is left is mostly the entropy coder (about 30 M, as much as

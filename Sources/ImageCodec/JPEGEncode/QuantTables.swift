@@ -1,5 +1,5 @@
-/// Quantisation tables as cjpeg builds them (CODEC-NOTES §8): the Annex K base tables scaled by
-/// libjpeg's quality curve, clamped to 1...255 because we always write baseline files.
+/// Quantisation tables as cjpeg builds them (docs/jpeg-encoding.md): the Annex K base tables scaled
+/// by libjpeg's quality curve, clamped to 1...255 because we always write baseline files.
 struct QuantTables {
     /// Luma (index 0) and chroma (index 1) tables, 64 values each in natural (row-major) order.
     let luma: [UInt16]

@@ -31,9 +31,10 @@ struct PNGStructure {
 
 /// Walks the chunks of a PNG file: signature, then length/type/data/CRC records up to IEND.
 ///
-/// Policy: a bad CRC or malformed critical chunk is an error; a bad ancillary chunk is skipped
-/// with a warning. The whole file is walked even for a probe (an eXIf may follow the IDATs):
-/// that only reads chunk headers, and the IDAT CRCs are left to the decode.
+/// Policy: a bad CRC or malformed critical chunk is an error, and so are IDAT chunks that do
+/// not form one consecutive run; a bad ancillary chunk is skipped with a warning. The whole
+/// file is walked even for a probe (an eXIf may follow the IDATs): that only reads chunk
+/// headers, and the IDAT CRCs and the IDAT order are left to the decode.
 enum PNGChunkReader {
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
@@ -100,7 +101,11 @@ enum PNGChunkReader {
                 case "IHDR":
                     throw ImageCodecError(.corrupt, "PNG has a second IHDR")
                 case "IDAT":
-                    if idatState == 2 { s.warnings.append("IDAT chunks are not consecutive") }
+                    // The spec requires one unbroken run of IDATs, and libpng refuses a file
+                    // that resumes its image data after another chunk.
+                    if idatState == 2 {
+                        throw ImageCodecError(.corrupt, "PNG IDAT at byte \(typeStart - 4) follows another chunk: IDATs must be consecutive")
+                    }
                     idatState = 1
                     if length > 0 { s.imageData.append(dataStart..<dataEnd) }
                 case "IEND":

@@ -1,5 +1,5 @@
 /// The IHDR fields, validated, and the geometry derived from them: bytes per row, Adam7 passes,
-/// and the exact size the inflated image data must have (CODEC-NOTES §9).
+/// and the exact size the inflated image data must have (docs/png.md "Chunks", "Image data").
 struct PNGHeader: Equatable {
     enum ColorType: UInt8 {
         case gray = 0

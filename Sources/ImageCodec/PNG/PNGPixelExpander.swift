@@ -1,6 +1,6 @@
 /// Turns one unfiltered row at native depth into 8-bit pixels of the output layout
-/// (CODEC-NOTES §9): palette lookup, tRNS keys compared on the raw sample, 16-bit samples
-/// cut to their high byte, sub-byte gray scaled by 255 / (2^depth − 1).
+/// (docs/png.md "Expansion to 8-bit pixels"): palette lookup, tRNS keys compared on the raw
+/// sample, 16-bit samples cut to their high byte, sub-byte gray scaled by 255 / (2^depth − 1).
 ///
 /// The conversion is chosen once per image (`Plan`); each row then runs one tight loop.
 struct PNGPixelExpander {

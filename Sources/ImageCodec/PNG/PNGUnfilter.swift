@@ -1,4 +1,4 @@
-/// Reverses the five PNG row filters (CODEC-NOTES §9) in place.
+/// Reverses the five PNG row filters (docs/png.md "Filters") in place.
 ///
 /// Why this shape: the row and the row above are raw pointers taken once by the caller, all
 /// index and sample arithmetic wraps (&+ &-) because the caller sized both rows, and Paeth

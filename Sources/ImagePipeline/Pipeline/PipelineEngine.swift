@@ -21,7 +21,7 @@ struct Original: Sendable {
 }
 
 /// The request flow behind `ImagePipeline`: versions, the two caches, coalescing, admission
-/// control and the thumbnailer, wired as in DESIGN.md ("One request for a sized image").
+/// control and the thumbnailer, wired as in docs/architecture.md ("One request for a sized image").
 final class PipelineEngine: Sendable {
     let configuration: PipelineConfiguration
     let metrics = PipelineMetrics()

@@ -1,5 +1,5 @@
 /// RGB(A) → YCbCr for one image row, bit-exact with libjpeg's `rgb_ycc_convert` (jccolor.c,
-/// CODEC-NOTES §8), in 16-bit fixed point:
+/// docs/jpeg-encoding.md "Colour conversion and downsampling"), in 16-bit fixed point:
 ///
 ///     Y  = ( 19595 R + 38470 G +  7471 B +   32768) >> 16
 ///     Cb = (-11059 R − 21709 G + 32768 B + 8421375) >> 16
@@ -38,7 +38,7 @@
 ///   the `>> 16` and truncations as pshuflw/pshufhw chains, 1.2× the shift-and-mask merge.
 /// - Three 16-byte loads and dword shuffles for the deinterleave: LLVM narrows them back to
 ///   the same 4-byte loads, or (with cross-lane shifts) scalar loads and shld, up to 1.5×.
-enum ColourConverter {
+enum RGBToYCbCr {
     private typealias Lanes = SIMD4<UInt32>
 
     /// Converts `width` pixels at `src` (`channels` = 3 or 4 bytes each, alpha ignored) into

@@ -1,6 +1,7 @@
-// Colour conversion as libjpeg-turbo 2.1.5 `jdcolor.c` does it (CODEC-NOTES §4), plus Pillow's
-// naive CMYK → RGB on libjpeg's raw (Adobe-inverted) CMYK output. The four YCbCr tables are
-// built once, in one global array, and read through a raw pointer in the pixel loops.
+// Colour conversion as libjpeg-turbo 2.1.5 `jdcolor.c` does it (docs/jpeg-decoding.md "Colour
+// conversion"), plus Pillow's naive CMYK → RGB on libjpeg's raw (Adobe-inverted) CMYK output. The
+// four YCbCr tables are built once, in one global array, and read through a raw pointer in the
+// pixel loops.
 //
 // Measured (callgrind, 4.5 MP photo): table lookups plus a clamp table, 16 instructions per
 // pixel (72.8 M), down from 28 with compare-and-select clamps. An 8-pixel SIMD version on
@@ -33,7 +34,7 @@ nonisolated(unsafe) private let clampTable: UnsafeMutablePointer<UInt8> = {
 }()
 
 /// Colour converters from decoded component rows to interleaved RGB.
-enum ColorConverter {
+enum ColourToRGB {
     /// libjpeg jdcolor YCbCr → RGB (tables, SCALEBITS 16) for `count` pixels, interleaved RGB out:
     /// R = Y + Crr[Cr], G = Y + ((Cbg[Cb] + Crg[Cr]) >> 16), B = Y + Cbb[Cb], each clamped.
     static func ycbcrToRGB(y: UnsafePointer<UInt8>, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>, count: Int, _ out: UnsafeMutablePointer<UInt8>) {
@@ -62,8 +63,8 @@ enum ColorConverter {
     }
 
     /// 4-component to RGB like Pillow's naive conversion on libjpeg's raw (Adobe-inverted) CMYK:
-    /// R = round(c·k / 255), G from m, B from y (CODEC-NOTES §4), computed in Pillow's own form
-    /// k − MULDIV255(255 − c, k).
+    /// R = round(c·k / 255), G from m, B from y (docs/jpeg-decoding.md), computed in Pillow's
+    /// own form k − MULDIV255(255 − c, k).
     static func cmykToRGB(c: UnsafePointer<UInt8>, m: UnsafePointer<UInt8>, y: UnsafePointer<UInt8>, k: UnsafePointer<UInt8>, count: Int, _ out: UnsafeMutablePointer<UInt8>) {
         for i in 0..<max(count, 0) {
             let kv = Int32(k[i])
