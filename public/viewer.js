@@ -101,6 +101,11 @@
   /** Shows photo `index` in `slide`, loading the right size; the visible image is replaced only
       once the new one has loaded, so stepping never flashes an empty frame. */
   function fill(slide, index) {
+    if (slide.index !== index) {
+      // A slide moved on to another photo: never show the old one in its place meanwhile.
+      slide.url = slide.wanted = slide.natural = null;
+      slide.img.removeAttribute("src");
+    }
     slide.index = index;
     if (index < 0 || index >= state.seq.total) {
       slide.img.removeAttribute("src");
