@@ -206,6 +206,8 @@ import Glibc
             try b.key("-", code: "Minus", keyCode: 189, text: "-")
         }
         try b.wait("galleryViewer.state().zoom === 1", "\(tag): zoom back to 1")
+        try b.wait("Array.prototype.every.call(document.querySelectorAll('.viewer-img'), function(i){return getComputedStyle(i).transform === 'none';})",
+                   "\(tag): the zoom-out animation to end")
 
         // Slideshow (space), at its shortest interval.
         if screen.scale == 1 || screen.touch {
