@@ -1,77 +1,26 @@
 // Full-screen viewer over the album grid and the detail page (progressive enhancement: without
-// this script every link still leads to the photo's own page).
-//
-// The album's order comes page by page from /album/<id>/photos?page=N (the same photos as the
-// grid's page N), so an album of thousands of photos costs one small request per 60 photos
-// shown. Each photo lists its fit sizes with their true pixel widths; the viewer takes the
-// smallest that covers the shown size × devicePixelRatio, and the largest once zoomed in.
+// this script every link still leads to the photo's own page). viewer-album.js fetches the
+// album's order and picks sizes: the smallest that covers the shown size × devicePixelRatio,
+// the largest once zoomed in; viewer-gestures.js recognises swipes, pinches and taps.
 // The address bar follows the photo shown: opening pushes one history entry (so Back closes
 // the viewer), stepping replaces it (so a copied URL opens that photo's page).
 (function () {
   "use strict";
-  if (!window.fetch || !window.history || !history.pushState || !window.Promise) return;
+  if (!window.fetch || !window.history || !history.pushState || !window.Promise || !window.galleryViewerGestures || !window.galleryViewerAlbum) return;
 
   var INTERVALS = [2, 3, 5, 10];
   var MAX_ZOOM = 4;
   var reduceMotion = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : { matches: false };
 
-  // ---- The album's sequence, fetched a page at a time ----
-  function Sequence(feed, total, pageSize) {
-    this.feed = feed;
-    this.total = total;
-    this.pageSize = Math.max(1, pageSize);
-    this.photos = {};
-    this.requests = {};
-  }
-  Sequence.prototype.get = function (index) { return this.photos[index] || null; };
-  /** Resolves with the photo at `index` (null when it cannot be loaded). */
-  Sequence.prototype.load = function (index) {
-    var self = this;
-    if (index < 0 || index >= this.total) return Promise.resolve(null);
-    if (this.photos[index]) return Promise.resolve(this.photos[index]);
-    var page = Math.floor(index / this.pageSize) + 1;
-    if (!this.requests[page]) {
-      this.requests[page] = fetch(this.feed + "?page=" + page, { credentials: "same-origin" })
-        .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
-        .then(function (data) {
-          self.total = data.total;
-          data.photos.forEach(function (p) { self.photos[p.index] = p; });
-        })
-        .catch(function () { delete self.requests[page]; });
-    }
-    return this.requests[page].then(function () { return self.photos[index] || null; });
-  };
-
-  // ---- Which size to load ----
-  /** CSS size the photo is shown at in a `box` (contain, never beyond 1 image px per CSS px). */
-  function fittedSize(photo, natural, box) {
-    var w = (photo && photo.width) || (natural && natural.w) || 0;
-    var h = (photo && photo.height) || (natural && natural.h) || 0;
-    if (!w || !h) return null;
-    var s = Math.min(box.w / w, box.h / h, 1);
-    return { w: Math.round(w * s), h: Math.round(h * s) };
-  }
-  /** The smallest candidate at least as wide as the shown size in device pixels, else the largest. */
-  function pickSource(photo, box, zoomed) {
-    var list = (photo && photo.srcset) || [];
-    if (!list.length) return null;
-    if (zoomed) return photo.large || list[list.length - 1].src;
-    var dpr = window.devicePixelRatio || 1;
-    var need;
-    if (photo.width && photo.height) {
-      need = Math.min(box.w / photo.width, box.h / photo.height) * photo.width * dpr;
-    } else {
-      need = Math.max(box.w, box.h) * dpr; // widths are nominal (the longest edge) here
-    }
-    for (var i = 0; i < list.length; i++) if (list[i].width >= need - 0.5) return list[i].src;
-    return list[list.length - 1].src;
-  }
+  var Sequence = window.galleryViewerAlbum.Sequence;
+  var fittedSize = window.galleryViewerAlbum.fittedSize;
+  var pickSource = window.galleryViewerAlbum.pickSource;
 
   // ---- The dialog ----
   var ui = null;
   var state = {
     open: false, seq: null, index: 0, opener: null, pushed: false, pagePhotoURL: null, title: document.title,
-    zoom: 1, panX: 0, panY: 0, slideshow: null, interval: 5, placeholder: null
+    zoom: 1, panX: 0, panY: 0, slideshow: null, interval: 5, placeholder: null, leaving: false, pendingOpen: null
   };
 
   function el(tag, cls, attrs) {
@@ -152,6 +101,11 @@
   /** Shows photo `index` in `slide`, loading the right size; the visible image is replaced only
       once the new one has loaded, so stepping never flashes an empty frame. */
   function fill(slide, index) {
+    if (slide.index !== index) {
+      // A slide moved on to another photo: never show the old one in its place meanwhile.
+      slide.url = slide.wanted = slide.natural = null;
+      slide.img.removeAttribute("src");
+    }
     slide.index = index;
     if (index < 0 || index >= state.seq.total) {
       slide.img.removeAttribute("src");
@@ -180,8 +134,6 @@
       slide.url = url;
       slide.natural = { w: loader.naturalWidth, h: loader.naturalHeight };
       layout(slide, photo);
-      slide.img.setAttribute("data-loaded", url);
-      if (slide === current()) onCurrentLoaded();
     };
     loader.src = url;
     // A placeholder (the grid's thumbnail or the detail image) until the first real size arrives.
@@ -274,6 +226,11 @@
 
   // ---- Open and close ----
   function open(seq, index, opener, placeholder) {
+    if (state.leaving) {
+      // Our own Back (from closing) has not landed yet: a push now would be undone by it.
+      state.pendingOpen = [seq, index, opener, placeholder];
+      return;
+    }
     if (!ui) build();
     state.seq = seq;
     state.opener = opener;
@@ -306,7 +263,10 @@
         location.replace(photo.url);
         return;
       }
+      state.leaving = true;
       history.back();
+      // Should the popstate never come (no entry to go back to), do not block opening for good.
+      setTimeout(landed, 1000);
     }
     state.pushed = false;
     var target = state.opener;
@@ -317,10 +277,23 @@
     if (target && target.focus) target.focus();
   }
 
+  /** The Back that closing started has landed: open what was asked for meanwhile. */
+  function landed() {
+    if (!state.leaving) return;
+    state.leaving = false;
+    var pending = state.pendingOpen;
+    state.pendingOpen = null;
+    if (pending) open.apply(null, pending);
+  }
+
   window.addEventListener("popstate", function (event) {
+    if (state.leaving) { landed(); return; }
     if (state.open && !(event.state && event.state.viewer)) {
       state.pushed = false;
       close_(false);
+    } else if (!state.open && event.state && event.state.viewer === true && state.seq && state.seq.feed === event.state.feed) {
+      // Forward into a viewer entry: open it again.
+      open(state.seq, event.state.index, state.opener, null);
     }
   });
 
@@ -372,112 +345,66 @@
     return { x: x - r.left - r.width / 2, y: y - r.top - r.height / 2 };
   }
 
-  // ---- Pointer gestures: swipe, swipe down, pinch, pan, double tap, wheel ----
+  // ---- What the gestures (viewer-gestures.js) do here ----
   function bindGestures() {
-    var pointers = {};
-    var gesture = null;
-    var lastTap = { t: 0, x: 0, y: 0 };
-    var stage = ui.stage;
-
-    function count() { return Object.keys(pointers).length; }
-    function two() {
-      var ids = Object.keys(pointers), a = pointers[ids[0]], b = pointers[ids[1]];
-      return { d: Math.hypot(a.x - b.x, a.y - b.y), x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+    var start = null;
+    function zoomChanged(was) {
+      clampPan();
+      applyTransform(false);
+      if (was === 1 && state.zoom > 1) { stopSlideshow(); fill(current(), state.index); }
     }
-
-    stage.addEventListener("pointerdown", function (e) {
-      if (e.button !== 0 && e.pointerType === "mouse") return;
-      try { stage.setPointerCapture(e.pointerId); } catch (err) { /* synthetic pointers */ }
-      pointers[e.pointerId] = { x: e.clientX, y: e.clientY };
-      if (count() === 2) {
-        var t = two();
-        gesture = { kind: "pinch", d0: t.d, z0: state.zoom, p: stagePoint(t.x, t.y), panX: state.panX, panY: state.panY };
-      } else if (count() === 1) {
-        gesture = { kind: "pending", x0: e.clientX, y0: e.clientY, panX: state.panX, panY: state.panY, t0: Date.now() };
-      }
-    });
-
-    stage.addEventListener("pointermove", function (e) {
-      if (!pointers[e.pointerId] || !gesture) return;
-      pointers[e.pointerId] = { x: e.clientX, y: e.clientY };
-      if (gesture.kind === "pinch" && count() >= 2) {
-        var t = two();
-        var z = Math.max(1, Math.min(MAX_ZOOM, gesture.z0 * t.d / Math.max(1, gesture.d0)));
-        var p = stagePoint(t.x, t.y);
-        // Keep the image point under the pinch's first midpoint under the moving midpoint.
-        var was = state.zoom;
+    function release() {
+      ui.strip.style.transition = "";
+      ui.root.style.removeProperty("--fade");
+    }
+    window.galleryViewerGestures(ui.stage, {
+      zoomed: function () { return state.zoom > 1; },
+      pinchStart: function (mid) {
+        start = { z: state.zoom, p: stagePoint(mid.x, mid.y), panX: state.panX, panY: state.panY };
+      },
+      pinch: function (scale, mid) {
+        // The image point under the first midpoint follows the moving midpoint.
+        var was = state.zoom, z = Math.max(1, Math.min(MAX_ZOOM, start.z * scale)), p = stagePoint(mid.x, mid.y);
         state.zoom = z;
-        state.panX = p.x - (z / gesture.z0) * (gesture.p.x - gesture.panX);
-        state.panY = p.y - (z / gesture.z0) * (gesture.p.y - gesture.panY);
-        if (z === 1) state.panX = state.panY = 0;
-        clampPan();
-        applyTransform(false);
-        if (was === 1 && z > 1) { stopSlideshow(); fill(current(), state.index); }
-        return;
-      }
-      var dx = e.clientX - gesture.x0, dy = e.clientY - gesture.y0;
-      if (gesture.kind === "pending" && Math.hypot(dx, dy) > 8) {
-        gesture.kind = state.zoom > 1 ? "pan" : Math.abs(dx) >= Math.abs(dy) ? "swipe" : dy > 0 ? "down" : "none";
-      }
-      if (gesture.kind === "pan") {
-        state.panX = gesture.panX + dx;
-        state.panY = gesture.panY + dy;
-        clampPan();
-        applyTransform(false);
-      } else if (gesture.kind === "swipe") {
+        state.panX = z === 1 ? 0 : p.x - (z / start.z) * (start.p.x - start.panX);
+        state.panY = z === 1 ? 0 : p.y - (z / start.z) * (start.p.y - start.panY);
+        zoomChanged(was);
+      },
+      panStart: function () { start = { panX: state.panX, panY: state.panY }; },
+      pan: function (dx, dy) {
+        state.panX = start.panX + dx;
+        state.panY = start.panY + dy;
+        zoomChanged(state.zoom);
+      },
+      drag: function (dx) {
         state.dragX = dx;
         ui.strip.style.transition = "none";
         ui.strip.style.transform = "translateX(" + dx + "px)";
-      } else if (gesture.kind === "down") {
-        ui.strip.style.transition = "none";
-        ui.strip.style.transform = "translateY(" + Math.max(0, dy) + "px)";
-        ui.root.style.setProperty("--fade", String(Math.max(0.3, 1 - dy / 400)));
-      }
-    });
-
-    function end(e) {
-      if (!pointers[e.pointerId]) return;
-      var p = pointers[e.pointerId];
-      delete pointers[e.pointerId];
-      if (!gesture) return;
-      if (gesture.kind === "pinch") {
-        if (count() === 0) gesture = null;
-        else gesture = { kind: "none" };
-        return;
-      }
-      if (count() > 0) return;
-      var g = gesture;
-      gesture = null;
-      var dx = p.x - g.x0, dy = p.y - g.y0;
-      ui.strip.style.transition = "";
-      ui.root.style.removeProperty("--fade");
-      if (g.kind === "swipe") {
+      },
+      dragEnd: function (dx) {
+        release();
         var far = Math.abs(dx) > Math.min(80, ui.stage.clientWidth / 5);
         if (!(far && step(dx < 0 ? 1 : -1, true))) settle(0);
-      } else if (g.kind === "down") {
+      },
+      pull: function (dy) {
+        ui.strip.style.transition = "none";
+        ui.strip.style.transform = "translateY(" + dy + "px)";
+        ui.root.style.setProperty("--fade", String(Math.max(0.3, 1 - dy / 400)));
+      },
+      pullEnd: function (dy) {
+        release();
         settle(0);
         if (dy > 80) close_(true);
-      } else if (g.kind === "pending" && e.type === "pointerup") {
-        // A tap: two within 300 ms and 30 px toggle the zoom around the tapped point.
-        var now = Date.now();
-        if (now - lastTap.t < 300 && Math.hypot(p.x - lastTap.x, p.y - lastTap.y) < 30) {
-          var at = stagePoint(p.x, p.y);
-          zoomTo(state.zoom > 1 ? 1 : 2.5, at.x, at.y, true);
-          lastTap.t = 0;
-        } else {
-          lastTap = { t: now, x: p.x, y: p.y };
-        }
+      },
+      doubleTap: function (point) {
+        var at = stagePoint(point.x, point.y);
+        zoomTo(state.zoom > 1 ? 1 : 2.5, at.x, at.y, true);
+      },
+      wheel: function (delta, point) {
+        var at = stagePoint(point.x, point.y);
+        zoomTo(state.zoom * Math.exp(-delta * 0.002), at.x, at.y, false);
       }
-    }
-    stage.addEventListener("pointerup", end);
-    stage.addEventListener("pointercancel", end);
-
-    stage.addEventListener("wheel", function (e) {
-      e.preventDefault();
-      var at = stagePoint(e.clientX, e.clientY);
-      var unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? 400 : 1;
-      zoomTo(state.zoom * Math.exp(-e.deltaY * unit * 0.002), at.x, at.y, false);
-    }, { passive: false });
+    });
   }
 
   // ---- Slideshow ----
@@ -490,7 +417,6 @@
       scheduleSlide();
     }, state.interval * 1000);
   }
-  function onCurrentLoaded() { /* the timer counts from the step; nothing to do here yet */ }
   function toggleSlideshow() { if (state.slideshow) stopSlideshow(); else startSlideshow(); }
   function startSlideshow() {
     if (state.zoom > 1) zoomTo(1, 0, 0, false);
@@ -611,13 +537,6 @@
     // the entry must not make a later close step back past it.
     if (history.state && history.state.viewer === true) history.replaceState(null, "", location.href);
   }
-
-  window.addEventListener("popstate", function (event) {
-    // Forward into a viewer entry: open it again.
-    if (!state.open && event.state && event.state.viewer === true && state.seq && state.seq.feed === event.state.feed) {
-      open(state.seq, event.state.index, state.opener, null);
-    }
-  });
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();

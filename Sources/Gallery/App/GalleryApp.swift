@@ -103,6 +103,8 @@ public final class GalleryApp: FastCGIHandler, Sendable {
             "siteTitle": .string(catalog.siteTitle),
             "cssURL": .string(assets.url("gallery.css")),
             "jsURL": .string(assets.url("gallery.js")),
+            "viewerAlbumJSURL": .string(assets.url("viewer-album.js")),
+            "viewerGesturesJSURL": .string(assets.url("viewer-gestures.js")),
             "viewerJSURL": .string(assets.url("viewer.js")),
             "iconURL": .string(assets.url("favicon.svg")),
         ]
