@@ -33,7 +33,7 @@ enum Deblocking {
                                     edges: edges.baseAddress!, qpY: qpY.baseAddress!, keeps: keeps.baseAddress!,
                                     sliceOfCtb: sliceOfCtb.baseAddress!, betaOffset: betaOffset.baseAddress!,
                                     tcOffset: tcOffset.baseAddress!, widthIn4: map.widthIn4,
-                                    heightIn4: map.heightIn4, log2CtbSize: map.log2CtbSize,
+                                    log2CtbSize: map.log2CtbSize,
                                     widthInCtbs: map.widthInCtbs)
                                 filter(&planes, view: view, map: map, chromaFormat: chromaFormat,
                                        bitDepthLuma: bitDepthLuma, bitDepthChroma: bitDepthChroma)
@@ -158,7 +158,6 @@ struct DeblockingBlockView {
     let betaOffset: UnsafePointer<Int>
     let tcOffset: UnsafePointer<Int>
     let widthIn4: Int
-    let heightIn4: Int
     let log2CtbSize: Int
     let widthInCtbs: Int
 
