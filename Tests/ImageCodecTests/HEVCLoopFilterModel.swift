@@ -118,6 +118,9 @@ struct LoopFilterModel {
         for yD in stride(from: 0, to: pic.height, by: vertical ? 4 : 8) {
             for xD in stride(from: 0, to: pic.width, by: vertical ? 8 : 4) where (vertical ? xD : yD) > 0 {
                 guard bS(pic, xL: xD, yL: yD, vertical: vertical) == 2 else { continue }
+                // 8.7.2: a coding unit's edges (q0 inside it) are left alone when its slice has
+                // slice_deblocking_filter_disabled_flag.
+                if pic.sliceOf(xD, yD).deblockingDisabled { continue }
                 func pos(_ i: Int, _ k: Int, q: Bool) -> (x: Int, y: Int) {
                     let d = q ? i : -i - 1
                     return vertical ? (xD + d, yD + k) : (xD + k, yD + d)
@@ -201,6 +204,7 @@ struct LoopFilterModel {
             for xC in stride(from: 0, to: wC, by: vertical ? 8 : 4) where (vertical ? xC : yC) > 0 {
                 let xL = xC * pic.subWidthC, yL = yC * pic.subHeightC
                 guard bS(pic, xL: xL, yL: yL, vertical: vertical) == 2 else { continue }
+                if pic.sliceOf(xL, yL).deblockingDisabled { continue }
                 func pos(_ i: Int, _ k: Int, q: Bool) -> (x: Int, y: Int) {
                     let d = q ? i : -i - 1
                     return vertical ? (xC + d, yC + k) : (xC + k, yC + d)

@@ -23,8 +23,8 @@ enum LoopFilterFixtures {
     }
 
     static func slice(beta: Int = 0, tc: Int = 0, across: Bool = true, saoLuma: Bool = true,
-                      saoChroma: Bool = true) -> HEVCSliceFilterParameters {
-        HEVCSliceFilterParameters(deblockingDisabled: false, betaOffsetDiv2: beta, tcOffsetDiv2: tc,
+                      saoChroma: Bool = true, deblockingDisabled: Bool = false) -> HEVCSliceFilterParameters {
+        HEVCSliceFilterParameters(deblockingDisabled: deblockingDisabled, betaOffsetDiv2: beta, tcOffsetDiv2: tc,
                                   loopFilterAcrossSlices: across, saoLuma: saoLuma, saoChroma: saoChroma)
     }
 
@@ -186,7 +186,7 @@ enum LoopFilterFixtures {
 
     private static func randomSlice(_ rng: inout SplitMix64) -> HEVCSliceFilterParameters {
         slice(beta: rng.int(-6...6), tc: rng.int(-6...6), across: rng.int(0...1) == 1,
-              saoLuma: rng.int(0...4) != 0, saoChroma: rng.int(0...4) != 0)
+              saoLuma: rng.int(0...4) != 0, saoChroma: rng.int(0...4) != 0, deblockingDisabled: rng.int(0...7) == 0)
     }
 
     /// 0, some sorted inner cut points, `count`.

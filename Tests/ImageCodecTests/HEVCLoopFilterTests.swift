@@ -127,6 +127,21 @@ import Testing
         #expect(F.production(samples, pic) != samples)
     }
 
+    @Test func deblockingDisabledSliceSkipsEdgesWithQ0InIt() {
+        // Edge at x = 16 between CTB 0 (slice 0) and CTB 1 (slice 1), marked in the map.
+        var pic = F.plain(width: 32, height: 16, format: .monochrome)
+        for by in 0..<4 { pic.edges[by * 8 + 4] = HEVCFilterMap.verticalEdge }
+        pic.sliceOfCtb = [0, 1]
+        let row = [Int](repeating: 100, count: 16) + [Int](repeating: 110, count: 16)
+        let samples = [[[Int]](repeating: row, count: 16)]
+        pic.slices = [F.slice(), F.slice(deblockingDisabled: true)]
+        #expect(F.production(samples, pic) == samples)
+        // The disabled slice on the p side does not stop the edge of slice 1's coding unit.
+        pic.slices = [F.slice(deblockingDisabled: true), F.slice()]
+        let out = F.production(samples, pic)
+        #expect(out[0][0][15] == 103 && out[0][0][16] == 107)
+    }
+
     @Test func horizontalEdgesSeeVerticallyFilteredSamples() {
         // A 16×16 picture split in four flat quadrants; both edges marked everywhere.
         var pic = F.plain(width: 16, height: 16, format: .monochrome)

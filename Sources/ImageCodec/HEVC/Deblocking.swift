@@ -17,8 +17,12 @@ enum Deblocking {
                       bitDepthLuma: Int, bitDepthChroma: Int) {
         guard map.edges.contains(where: { $0 != 0 }) else { return }
         // Offsets are -6...6 in a conforming stream; the clamp only keeps table indices in range.
-        let betaOffsets = map.slices.map { min(max($0.betaOffsetDiv2, -32), 32) * 2 }
-        let tcOffsets = map.slices.map { min(max($0.tcOffsetDiv2, -32), 32) * 2 }
+        // A slice with slice_deblocking_filter_disabled_flag filters none of its coding units'
+        // edges (those whose q0 it holds). The map should already lack them; offsets far below
+        // any QP make β and tC 0 there, so such an edge is skipped even if the map marks it.
+        let off = -1000
+        let betaOffsets = map.slices.map { $0.deblockingDisabled ? off : min(max($0.betaOffsetDiv2, -32), 32) * 2 }
+        let tcOffsets = map.slices.map { $0.deblockingDisabled ? off : min(max($0.tcOffsetDiv2, -32), 32) * 2 }
         map.edges.withUnsafeBufferPointer { edges in
             map.qpY.withUnsafeBufferPointer { qpY in
                 map.keepsSamples.withUnsafeBufferPointer { keeps in
@@ -29,7 +33,7 @@ enum Deblocking {
                                     edges: edges.baseAddress!, qpY: qpY.baseAddress!, keeps: keeps.baseAddress!,
                                     sliceOfCtb: sliceOfCtb.baseAddress!, betaOffset: betaOffset.baseAddress!,
                                     tcOffset: tcOffset.baseAddress!, widthIn4: map.widthIn4,
-                                    heightIn4: map.heightIn4, log2CtbSize: map.log2CtbSize,
+                                    log2CtbSize: map.log2CtbSize,
                                     widthInCtbs: map.widthInCtbs)
                                 filter(&planes, view: view, map: map, chromaFormat: chromaFormat,
                                        bitDepthLuma: bitDepthLuma, bitDepthChroma: bitDepthChroma)
@@ -154,7 +158,6 @@ struct DeblockingBlockView {
     let betaOffset: UnsafePointer<Int>
     let tcOffset: UnsafePointer<Int>
     let widthIn4: Int
-    let heightIn4: Int
     let log2CtbSize: Int
     let widthInCtbs: Int
 

@@ -23,7 +23,8 @@ enum HEVCInverseTransform {
 
     static let levelScale: [Int] = [40, 45, 51, 57, 64, 72]
 
-    /// Dequantises `coefficients` (N×N, in place): TransCoeffLevel → d[x][y].
+    /// Dequantises `coefficients` (N×N, in place): TransCoeffLevel → d[x][y]. Levels are at
+    /// most 2^15 in magnitude (the parser clamps them), so the products fit an Int.
     static func scale(_ coefficients: UnsafeMutablePointer<Int32>, log2Size: Int, qp: Int, bitDepth: Int,
                       factors: UnsafePointer<UInt8>?) {
         let count = 1 << (2 * log2Size)
@@ -32,7 +33,7 @@ enum HEVCInverseTransform {
         let round = 1 << (bdShift - 1)
         for i in 0..<count where coefficients[i] != 0 {
             let m = factors.map { Int($0[i]) } ?? 16
-            let v = (Int(coefficients[i]) * m * scale + round) >> bdShift
+            let v = (Int(coefficients[i]) &* m &* scale &+ round) >> bdShift
             coefficients[i] = Int32(min(max(v, -32_768), 32_767))
         }
     }
@@ -65,11 +66,12 @@ enum HEVCInverseTransform {
             // Vertical pass: each column x of d to e, clipped into r as the intermediate g.
             for x in 0...maxColumn {
                 for y in 0..<n {
-                    var sum = 0
+                    // |d| ≤ 2^15 and |t| ≤ 90 over at most 32 terms: the sum fits an Int32.
+                    var sum: Int32 = 0
                     for k in 0...maxRow {
-                        sum += Int(t[k * rowStep * columns + y]) * Int(d[k * n + x])
+                        sum &+= t[k &* rowStep &* columns &+ y] &* d[k &* n &+ x]
                     }
-                    r[y * n + x] = Int32(min(max((sum + 64) >> 7, -32_768), 32_767))
+                    r[y * n + x] = min(max((sum &+ 64) >> 7, -32_768), 32_767)
                 }
             }
             // Horizontal pass: each row y of g to the residual.
@@ -77,11 +79,11 @@ enum HEVCInverseTransform {
                 for y in 0..<n {
                     for x in 0...maxColumn { g[x] = r[y * n + x] }
                     for x in 0..<n {
-                        var sum = 0
+                        var sum: Int32 = 0
                         for k in 0...maxColumn {
-                            sum += Int(t[k * rowStep * columns + x]) * Int(g[k])
+                            sum &+= t[k &* rowStep &* columns &+ x] &* g[k]
                         }
-                        r[y * n + x] = Int32((sum + round) >> bdShift)
+                        r[y * n + x] = (sum &+ Int32(round)) >> Int32(bdShift)
                     }
                 }
             }

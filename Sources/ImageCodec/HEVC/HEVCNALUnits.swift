@@ -8,9 +8,6 @@ struct HEVCNALUnit {
     let layerId: Int
     /// The payload after the NAL header with emulation prevention bytes removed.
     let rbsp: [UInt8]
-    /// Positions in `rbsp` before which an emulation prevention byte was removed, ascending:
-    /// entry point offsets count the removed bytes, so slice data maps through them.
-    let removedBefore: [Int]
 
     static let vps = 32, sps = 33, pps = 34
 
@@ -22,11 +19,9 @@ struct HEVCNALUnit {
         layerId = ((b0 & 1) << 5) | (b1 >> 3)
         var out = [UInt8]()
         out.reserveCapacity(bytes.count)
-        var removed = [Int]()
         var zeros = 0
         for b in bytes.dropFirst(2) {
             if zeros >= 2 && b == 3 {
-                removed.append(out.count)
                 zeros = 0
                 continue
             }
@@ -34,23 +29,6 @@ struct HEVCNALUnit {
             zeros = b == 0 ? zeros + 1 : 0
         }
         rbsp = out
-        removedBefore = removed
-    }
-
-    /// The RBSP position of the byte `rawOffset` bytes into the payload as transmitted (after
-    /// the NAL header, emulation prevention bytes included).
-    func rbspPosition(ofRaw rawOffset: Int) -> Int {
-        // removedBefore[k] + k is the raw index of the k-th removed byte.
-        var skipped = 0
-        for (k, p) in removedBefore.enumerated() where p + k < rawOffset { skipped = k + 1 }
-        return rawOffset - skipped
-    }
-
-    /// The raw (transmitted) offset of RBSP position `position`.
-    func rawOffset(ofRBSP position: Int) -> Int {
-        var raw = position
-        for p in removedBefore where p <= position { raw += 1 }
-        return raw
     }
 }
 

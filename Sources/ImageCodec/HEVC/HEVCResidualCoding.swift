@@ -124,54 +124,54 @@ extension HEVCSliceDecoder {
                               chroma: Bool, g1Base: Int, g2Base: Int, greater1State: inout Int,
                               hidingAllowed: Bool) {
         let ns = significant
-            var ctxSet = (i == 0 || chroma) ? 0 : 2
-            if greater1State == 0 { ctxSet += 1 }
-            var c1 = 1
-            var greater1Flags = 0
-            var firstGreater1 = -1
-            for k in 0..<min(8, count) {
-                let flag = cabac.pointee.decodeBin(&contexts[g1Base + ctxSet * 4 + c1])
-                if flag == 1 {
-                    greater1Flags |= 1 << k
-                    c1 = 0
-                    if firstGreater1 < 0 { firstGreater1 = k }
-                } else if c1 > 0 && c1 < 3 {
-                    c1 += 1
-                }
+        var ctxSet = (i == 0 || chroma) ? 0 : 2
+        if greater1State == 0 { ctxSet += 1 }
+        var c1 = 1
+        var greater1Flags = 0
+        var firstGreater1 = -1
+        for k in 0..<min(8, count) {
+            let flag = cabac.pointee.decodeBin(&contexts[g1Base + ctxSet * 4 + c1])
+            if flag == 1 {
+                greater1Flags |= 1 << k
+                c1 = 0
+                if firstGreater1 < 0 { firstGreater1 = k }
+            } else if c1 > 0 && c1 < 3 {
+                c1 += 1
             }
-            greater1State = c1
-            var greater2 = 0
-            if firstGreater1 >= 0 { greater2 = cabac.pointee.decodeBin(&contexts[g2Base + ctxSet]) }
-            let signHidden = hidingAllowed && ns[0] - ns[count - 1] > 3
-            let signCount = signHidden ? count - 1 : count
-            let signs = cabac.pointee.decodeBypassBits(signCount) << (32 - signCount)
-            var rice = 0
-            var sumAbs = 0
-            let size = 1 << log2Size
-            for k in 0..<count {
-                var base = 1
-                if k < 8 {
-                    base += (greater1Flags >> k) & 1
-                    if k == firstGreater1 { base += greater2 }
-                }
-                let threshold = k < 8 ? (k == firstGreater1 ? 3 : 2) : 1
-                var level = base
-                if base == threshold {
-                    level = base + decodeAbsLevelRemaining(rice: rice)
-                    if level > 3 * (1 << rice) { rice = min(rice + 1, 4) }
-                }
-                level = min(level, 32_768)
-                sumAbs += level
-                let p = Int(posScan[ns[k]])
-                let xC = (xS << 2) + (p & 15), yC = (yS << 2) + (p >> 4)
-                var value = level
-                if k < signCount {
-                    if (signs >> (31 - k)) & 1 == 1 { value = -value }
-                } else if sumAbs & 1 == 1 {
-                    value = -value
-                }
-                coefficients[yC * size + xC] = Int32(value)
+        }
+        greater1State = c1
+        var greater2 = 0
+        if firstGreater1 >= 0 { greater2 = cabac.pointee.decodeBin(&contexts[g2Base + ctxSet]) }
+        let signHidden = hidingAllowed && ns[0] - ns[count - 1] > 3
+        let signCount = signHidden ? count - 1 : count
+        let signs = cabac.pointee.decodeBypassBits(signCount) << (32 - signCount)
+        var rice = 0
+        var sumAbs = 0
+        let size = 1 << log2Size
+        for k in 0..<count {
+            var base = 1
+            if k < 8 {
+                base += (greater1Flags >> k) & 1
+                if k == firstGreater1 { base += greater2 }
             }
+            let threshold = k < 8 ? (k == firstGreater1 ? 3 : 2) : 1
+            var level = base
+            if base == threshold {
+                level = base + decodeAbsLevelRemaining(rice: rice)
+                if level > 3 * (1 << rice) { rice = min(rice + 1, 4) }
+            }
+            level = min(level, 32_768)
+            sumAbs += level
+            let p = Int(posScan[ns[k]])
+            let xC = (xS << 2) + (p & 15), yC = (yS << 2) + (p >> 4)
+            var value = level
+            if k < signCount {
+                if (signs >> (31 - k)) & 1 == 1 { value = -value }
+            } else if sumAbs & 1 == 1 {
+                value = -value
+            }
+            coefficients[yC * size + xC] = Int32(value)
+        }
     }
 
     /// coeff_abs_level_remaining (9.3.3.11): a Rice-coded prefix of up to four, then

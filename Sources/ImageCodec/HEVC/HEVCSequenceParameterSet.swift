@@ -86,6 +86,12 @@ struct HEVCSequenceParameterSet: Sendable {
               s.log2MaxTbSize <= min(s.log2CtbSize, 5) else {
             throw ImageCodecError(.corrupt, "HEVC SPS block sizes are inconsistent")
         }
+        // Coding units tile the picture exactly only when its size is a multiple of the
+        // smallest one (7.4.3.2.1); every block write relies on it.
+        let minCb = 1 << s.log2MinCbSize
+        guard s.width % minCb == 0, s.height % minCb == 0 else {
+            throw ImageCodecError(.corrupt, "HEVC picture size is not a multiple of the minimum coding block")
+        }
         _ = try r.ue(in: 0...(s.log2CtbSize - s.log2MinTbSize), "max_transform_hierarchy_depth_inter")
         s.maxTransformHierarchyDepthIntra = try r.ue(in: 0...(s.log2CtbSize - s.log2MinTbSize),
                                                      "max_transform_hierarchy_depth_intra")

@@ -1,6 +1,13 @@
 /// Decodes the slice segments of one picture (H.265 7.3.8): the CTU loop in tile scan with
 /// its substream and context handling (9.3.1: tiles, wavefront storage/sync, dependent
 /// slice segments), SAO syntax, and the per-slice state the coding units read.
+///
+/// Substreams are not located through the entry points: after end_of_subset_one_bit the next
+/// one starts at the byte the arithmetic decoder reads next, which is where the entry point
+/// says for a conforming stream. Hot state (the arithmetic decoder, contexts, scratch blocks)
+/// lives behind pointers allocated once per picture, so the per-bin and per-sample paths do
+/// no exclusivity checks or allocations; measured with callgrind on a 1280x720 Main 10
+/// photo: about 1.4x the instructions of libde265 (with SIMD) before the loop filters.
 final class HEVCSliceDecoder {
     let frame: HEVCFrame
     let sps: HEVCSequenceParameterSet
@@ -43,7 +50,6 @@ final class HEVCSliceDecoder {
     /// SliceQpY at the start of a slice, a tile, and a wavefront row (8.6.1).
     var lastQpY = 26
     var currentCtbAddrRs = 0
-    var intraModes: (Int, Int, Int, Int) = (1, 1, 1, 1)
     var chromaMode = 0
     var intraSplit = false
 

@@ -15,8 +15,6 @@ struct HEVCSliceHeader: Sendable {
     var betaOffsetDiv2 = 0
     var tcOffsetDiv2 = 0
     var loopFilterAcrossSlices = false
-    /// entry_point_offset_minus1 + 1, in bytes of the transmitted slice data.
-    var entryPointOffsets: [Int] = []
     /// Byte position in the RBSP where slice_segment_data() starts.
     var dataOffset = 0
 
@@ -52,7 +50,6 @@ struct HEVCSliceHeader: Sendable {
             h.firstSliceSegmentInPic = false
             h.dependent = true
             h.segmentAddress = address
-            h.entryPointOffsets = []
         } else {
             try r.skip(pps.numExtraSliceHeaderBits)
             let sliceType = try r.ue(in: 0...2, "slice_type")
@@ -126,7 +123,8 @@ struct HEVCSliceHeader: Sendable {
             let count = try r.ue(in: 0...(sps.widthInCtbs * sps.heightInCtbs), "num_entry_point_offsets")
             if count > 0 {
                 let bits = try r.ue(in: 0...31, "offset_len_minus1") + 1
-                for _ in 0..<count { h.entryPointOffsets.append(try r.bits(bits) + 1) }
+                // entry_point_offset_minus1: substreams are found by decoding (see HEVCSliceDecoder).
+                for _ in 0..<count { try r.skip(bits) }
             }
         }
         if pps.sliceHeaderExtensionPresent {

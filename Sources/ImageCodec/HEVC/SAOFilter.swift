@@ -51,7 +51,7 @@ enum SAOFilter {
                                                 tileOfCtb: tileOfCtb.baseAddress!,
                                                 acrossSlices: acrossSlices.baseAddress!,
                                                 acrossTiles: map.loopFilterAcrossTiles, widthIn4: map.widthIn4,
-                                                heightIn4: map.heightIn4, log2CtbSize: map.log2CtbSize,
+                                                heightIn4: map.heightIn4,
                                                 widthInCtbs: map.widthInCtbs, heightInCtbs: map.heightInCtbs)
                                             filterComponent(context, geometry: geometry, sao: map.sao)
                                         }
@@ -149,7 +149,6 @@ struct SAOContext {
     let acrossTiles: Bool
     let widthIn4: Int
     let heightIn4: Int
-    let log2CtbSize: Int
     let widthInCtbs: Int
     let heightInCtbs: Int
 }
