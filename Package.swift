@@ -19,7 +19,8 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CFastCGI", path: "Sources/CFastCGI", providers: [.apt(["libfcgi-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "ImageCodec", dependencies: ["CZlib"]),
+        // libm: Float rounding (HEIF colour conversion) calls roundf and friends.
+        .target(name: "ImageCodec", dependencies: ["CZlib"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "ImagePipeline", dependencies: ["ImageCodec"]),
         .target(name: "FastCGI", dependencies: ["CFastCGI"]),
         .target(name: "Gallery", dependencies: ["ImagePipeline", "FastCGI"]),
