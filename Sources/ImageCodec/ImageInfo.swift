@@ -27,11 +27,14 @@ public struct ImageInfo: Sendable, Equatable {
     public var gamma: Double?
     /// PNG sRGB rendering intent, reported, not applied.
     public var srgbIntent: Int?
+    /// PNG cHRM white point and primaries (used with `gamma` when there is no ICC profile).
+    public var chromaticities: Chromaticities?
 
     public init(format: ImageFormat, width: Int, height: Int, components: Int, hasAlpha: Bool,
                 bitDepth: Int, progressive: Bool, colorSpace: String, sampling: [String] = [],
                 exif: ExifMetadata = ExifMetadata(), iccProfile: [UInt8]? = nil,
-                codePoints: ColourCodePoints? = nil, gamma: Double? = nil, srgbIntent: Int? = nil) {
+                codePoints: ColourCodePoints? = nil, gamma: Double? = nil, srgbIntent: Int? = nil,
+                chromaticities: Chromaticities? = nil) {
         self.format = format
         self.width = width
         self.height = height
@@ -46,6 +49,7 @@ public struct ImageInfo: Sendable, Equatable {
         self.codePoints = codePoints
         self.gamma = gamma
         self.srgbIntent = srgbIntent
+        self.chromaticities = chromaticities
     }
 
     public var orientation: Orientation { exif.orientation }
