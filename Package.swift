@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "fuzz-png", targets: ["fuzz-png"]),
         .executable(name: "fuzz-hevc", targets: ["fuzz-hevc"]),
         .executable(name: "fuzz-exif", targets: ["fuzz-exif"]),
+        .executable(name: "fuzz-icc", targets: ["fuzz-icc"]),
         .executable(name: "fuzz-request", targets: ["fuzz-request"]),
     ],
     targets: [
@@ -31,6 +32,7 @@ let package = Package(
         .executableTarget(name: "fuzz-png", dependencies: ["ImageFuzzChecks"], path: "Sources/Fuzz/fuzz-png"),
         .executableTarget(name: "fuzz-hevc", dependencies: ["ImageCodec"], path: "Sources/Fuzz/fuzz-hevc"),
         .executableTarget(name: "fuzz-exif", dependencies: ["ImageCodec"], path: "Sources/Fuzz/fuzz-exif"),
+        .executableTarget(name: "fuzz-icc", dependencies: ["ImageCodec"], path: "Sources/Fuzz/fuzz-icc"),
         .executableTarget(name: "fuzz-request", dependencies: ["Gallery", "ImagePipeline"], path: "Sources/Fuzz/fuzz-request"),
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "ImageFuzzChecks"]),
         .testTarget(name: "ImagePipelineTests", dependencies: ["ImagePipeline", "ImageCodec"]),

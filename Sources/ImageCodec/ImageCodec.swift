@@ -17,10 +17,15 @@ public enum ImageCodec {
     /// ceil(size × M / 8)); PNG box-averages rows by 8 / M as they are inflated; HEIF
     /// box-averages each decoded tile into the output (its size is the displayed one).
     /// No EXIF orientation is applied: see `Orientation.apply(to:)`.
-    public static func decode(_ bytes: [UInt8], scale: DecodeScale = .full, limits: DecodeLimits = .default) throws -> DecodedImage {
+    ///
+    /// `cmyk`: for CMYK and YCCK JPEGs, a transform made from their embedded profile
+    /// (`ColourTransform.make(for:)` with `convertsCMYK`) replaces the naive ink inversion, so
+    /// the bitmap comes out in the transform's destination; ignored for every other image.
+    public static func decode(_ bytes: [UInt8], scale: DecodeScale = .full, limits: DecodeLimits = .default,
+                              cmyk: ColourTransform? = nil) throws -> DecodedImage {
         try limits.check(inputBytes: bytes.count)
         switch ImageFormat.sniff(bytes) {
-        case .jpeg: return try JPEGDecoder.decode(bytes, scale: scale.numerator, limits: limits)
+        case .jpeg: return try JPEGDecoder.decode(bytes, scale: scale.numerator, limits: limits, cmyk: cmyk)
         case .png: return try PNGDecoder.decode(bytes, reduction: 8 / scale.numerator, limits: limits)
         case .heif: return try HEIFDecoder.decode(bytes, reduction: 8 / scale.numerator, limits: limits)
         case .webp: throw notYetDecoded

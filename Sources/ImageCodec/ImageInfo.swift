@@ -31,11 +31,14 @@ public struct ImageInfo: Sendable, Equatable {
     public var srgbIntent: Int?
     /// Independently coded tiles the image is stored as: a HEIF grid's tile count, 1 otherwise.
     public var tileCount: Int = 1
+    /// PNG cHRM white point and primaries (used with `gamma` when there is no ICC profile).
+    public var chromaticities: Chromaticities?
 
     public init(format: ImageFormat, width: Int, height: Int, components: Int, hasAlpha: Bool,
                 bitDepth: Int, progressive: Bool, colorSpace: String, sampling: [String] = [],
                 exif: ExifMetadata = ExifMetadata(), iccProfile: [UInt8]? = nil,
-                codePoints: ColourCodePoints? = nil, gamma: Double? = nil, srgbIntent: Int? = nil) {
+                codePoints: ColourCodePoints? = nil, gamma: Double? = nil, srgbIntent: Int? = nil,
+                chromaticities: Chromaticities? = nil) {
         self.format = format
         self.width = width
         self.height = height
@@ -50,6 +53,7 @@ public struct ImageInfo: Sendable, Equatable {
         self.codePoints = codePoints
         self.gamma = gamma
         self.srgbIntent = srgbIntent
+        self.chromaticities = chromaticities
     }
 
     public var orientation: Orientation { exif.orientation }

@@ -9,5 +9,6 @@ let benchSections: [BenchSection] = [
     BenchSection(name: "png", run: PNGDecodeBench.run),
     BenchSection(name: "encode", run: EncodeBench.run),
     BenchSection(name: "thumb", run: ThumbnailBench.run),
+    BenchSection(name: "colour", run: ColourBench.run),
     BenchSection(name: "web", run: WebBench.run),
 ]

@@ -95,6 +95,22 @@ enum ColourToRGB {
         }
     }
 
+    /// YCCK → the stored (Adobe-inverted) C, M, Y planes, as `ycckToRGB` computes them before
+    /// its naive step; K needs no conversion. For the ICC path (`ColourTransform`).
+    static func ycckToCMY(y: UnsafePointer<UInt8>, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>, count: Int,
+                          c: UnsafeMutablePointer<UInt8>, m: UnsafeMutablePointer<UInt8>, yellow: UnsafeMutablePointer<UInt8>) {
+        yccTables.withUnsafeBufferPointer { table in
+            guard let crr = table.baseAddress else { return }
+            let cbb = crr + 256, crg = crr + 512, cbg = crr + 768
+            for i in 0..<max(count, 0) {
+                let yv = Int32(y[i]), cbv = Int(cb[i]), crv = Int(cr[i])
+                c[i] = clamp(255 &- (yv &+ crr[crv]))
+                m[i] = clamp(255 &- (yv &+ ((cbg[cbv] &+ crg[crv]) &>> 16)))
+                yellow[i] = clamp(255 &- (yv &+ cbb[cbv]))
+            }
+        }
+    }
+
     @inline(__always)
     private static func clamp(_ v: Int32) -> UInt8 {
         UInt8(truncatingIfNeeded: v < 0 ? 0 : (v > 255 ? 255 : v))

@@ -20,7 +20,8 @@ enum JPEGDecoder {
     /// Decodes at `scale`/8 (1, 2, 4 or 8). Recoverable damage (truncated or corrupt entropy
     /// data, bad restart markers) gives an image plus `warnings`, as libjpeg does. Throws
     /// `.limitExceeded` before allocating when the buffers would pass `limits.maxMemoryBytes`.
-    static func decode(_ bytes: [UInt8], scale: Int, limits: DecodeLimits) throws -> DecodedImage {
+    /// `cmyk`, for 4-component files, replaces the naive CMYK → RGB step with an ICC conversion.
+    static func decode(_ bytes: [UInt8], scale: Int, limits: DecodeLimits, cmyk: ColourTransform? = nil) throws -> DecodedImage {
         try bytes.withUnsafeBufferPointer { buf in
             guard let base = buf.baseAddress else { throw ImageCodecError(.truncated, "empty JPEG input") }
             var warnings: [String] = []
@@ -33,7 +34,7 @@ enum JPEGDecoder {
             // the pixels need no zero fill first.
             let pixels = try [UInt8](unsafeUninitializedCapacity: count) { px, initialized in
                 guard let out = px.baseAddress else { return }
-                let renderer = MCURowRenderer(plan: plan, output: out)
+                let renderer = MCURowRenderer(plan: plan, output: out, cmyk: cmyk)
                 var reader = BitReader(base: base, count: buf.count, pos: h.marker.pos)
                 try latchQuantTables(h.firstScan, h, renderer)
                 if let store {

@@ -17,10 +17,23 @@ final class MCURowRenderer {
     /// The output bitmap's samples and row size.
     let output: UnsafeMutablePointer<UInt8>
     let outputRowBytes: Int
+    /// CMYK/YCCK files with an embedded profile: the ICC conversion replacing the naive one.
+    private let cmykTransform: ColourTransform?
+    /// Three output-width rows for YCCK's converted C, M, Y on the ICC path.
+    private let cmyRows: UnsafeMutablePointer<UInt8>?
 
-    init(plan: DecodePlan, output: UnsafeMutablePointer<UInt8>) {
+    init(plan: DecodePlan, output: UnsafeMutablePointer<UInt8>, cmyk: ColourTransform? = nil) {
         self.plan = plan
         self.output = output
+        let transform = cmyk?.convertsCMYK == true && plan.components.count == 4 ? cmyk : nil
+        cmykTransform = transform
+        if transform != nil, plan.colorSpace == .ycck {
+            let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: 3 * plan.outWidth)
+            rows.initialize(repeating: 0, count: 3 * plan.outWidth)
+            cmyRows = rows
+        } else {
+            cmyRows = nil
+        }
         outputRowBytes = plan.outWidth * (plan.colorSpace == .gray ? 1 : 3)
         var r: [UnsafeMutablePointer<UInt8>] = [], u: [UnsafeMutablePointer<UInt8>] = []
         var q: [UnsafeMutablePointer<UInt16>] = []
@@ -55,7 +68,8 @@ final class MCURowRenderer {
     /// Everything `init` allocates (rings, upsampled rows, quantisation tables, scratch), for
     /// the decoder's memory estimate.
     static func bufferBytes(for plan: DecodePlan) -> Int? {
-        DecodeMemoryEstimate.sum(plan.components.map { ringBytes($0) + upsampledBytes($0) + 64 * 2 } + [64 * 2])
+        let cmy = plan.components.count == 4 ? 3 * plan.outWidth : 0
+        return DecodeMemoryEstimate.sum(plan.components.map { ringBytes($0) + upsampledBytes($0) + 64 * 2 } + [64 * 2, cmy])
     }
 
     deinit {
@@ -63,6 +77,7 @@ final class MCURowRenderer {
         for p in upsampled { p.deallocate() }
         for p in quant { p.deallocate() }
         scratch.deallocate()
+        cmyRows?.deallocate()
     }
 
     /// Copies the component's quantisation table the first time a scan includes it, as
@@ -176,8 +191,19 @@ final class MCURowRenderer {
             case .gray: out.update(from: rows[0], count: w)
             case .ycbcr: ColourToRGB.ycbcrToRGB(y: rows[0], cb: rows[1], cr: rows[2], count: w, out)
             case .rgb: ColourToRGB.interleaveRGB(r: rows[0], g: rows[1], b: rows[2], count: w, out)
-            case .cmyk: ColourToRGB.cmykToRGB(c: rows[0], m: rows[1], y: rows[2], k: rows[3], count: w, out)
-            case .ycck: ColourToRGB.ycckToRGB(y: rows[0], cb: rows[1], cr: rows[2], k: rows[3], count: w, out)
+            case .cmyk:
+                if let t = cmykTransform {
+                    t.convertCMYK(c: rows[0], m: rows[1], y: rows[2], k: rows[3], count: w, inverted: true, out)
+                } else {
+                    ColourToRGB.cmykToRGB(c: rows[0], m: rows[1], y: rows[2], k: rows[3], count: w, out)
+                }
+            case .ycck:
+                if let t = cmykTransform, let cmy = cmyRows {
+                    ColourToRGB.ycckToCMY(y: rows[0], cb: rows[1], cr: rows[2], count: w, c: cmy, m: cmy + w, yellow: cmy + 2 &* w)
+                    t.convertCMYK(c: cmy, m: cmy + w, y: cmy + 2 &* w, k: rows[3], count: w, inverted: true, out)
+                } else {
+                    ColourToRGB.ycckToRGB(y: rows[0], cb: rows[1], cr: rows[2], k: rows[3], count: w, out)
+                }
             }
         }
     }

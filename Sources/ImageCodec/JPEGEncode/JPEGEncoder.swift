@@ -36,10 +36,12 @@ public enum JPEGEncoder {
     ///   - optimizeHuffman: two passes with Huffman tables built for this image (as
     ///     `cjpeg -optimize`): typically 1-5% smaller, about 1.15× the time, and memory for
     ///     every quantised block plus its mask (136 bytes per 8×8 block). Off by default.
+    ///   - iccProfile: an ICC profile to embed (APP2 ICC_PROFILE segments after the JFIF
+    ///     header), for pixels that are not sRGB; nil (the default) writes none.
     /// - Throws: `.invalidArgument` for a quality outside 1...100 or a side over `maxDimension`;
     ///   `.limitExceeded` when the optimiser's coefficient buffer would not fit in memory.
     public static func encode(_ bitmap: Bitmap, quality: Int = 82, subsampling: Subsampling = .s420,
-                              optimizeHuffman: Bool = false) throws -> [UInt8] {
+                              optimizeHuffman: Bool = false, iccProfile: [UInt8]? = nil) throws -> [UInt8] {
         guard (1...100).contains(quality) else {
             throw ImageCodecError(.invalidArgument, "JPEG quality \(quality) is outside 1...100")
         }
@@ -75,6 +77,7 @@ public enum JPEGEncoder {
         var writer = BitWriter(capacity: min(bitmap.width * bitmap.height / 4, 16 << 20) + 1024)
         writer.append(JPEGMarkerWriter.startOfImage)
         writer.append(JPEGMarkerWriter.jfif)
+        if let iccProfile { writer.append(try JPEGMarkerWriter.iccProfile(iccProfile)) }
         writer.append(JPEGMarkerWriter.quantTable(id: 0, quant.luma))
         if !gray { writer.append(JPEGMarkerWriter.quantTable(id: 1, quant.chroma)) }
         writer.append(JPEGMarkerWriter.frameHeader(layout))

@@ -10,6 +10,27 @@ enum JPEGMarkerWriter {
         0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00,
     ]
 
+    /// Profile bytes per APP2 segment: 65,535 − 2 (length) − 14 ("ICC_PROFILE\0", sequence, count).
+    static let iccChunkBytes = 65_519
+
+    /// APP2 ICC_PROFILE segments carrying `profile` (ICC.1 Annex B.4): numbered from 1, each
+    /// with the total count; at most 255 segments (16 MB). Empty for an empty profile.
+    static func iccProfile(_ profile: [UInt8]) throws -> [UInt8] {
+        guard !profile.isEmpty else { return [] }
+        let chunks = (profile.count + iccChunkBytes - 1) / iccChunkBytes
+        guard chunks <= 255 else {
+            throw ImageCodecError(.invalidArgument, "ICC profile of \(profile.count) bytes does not fit 255 APP2 segments")
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(profile.count + chunks * 18)
+        for i in 0..<chunks {
+            let start = i * iccChunkBytes, end = min(profile.count, start + iccChunkBytes)
+            out += [0xFF, 0xE2] + be16(2 + 14 + end - start) + Array("ICC_PROFILE".utf8) + [0, UInt8(i + 1), UInt8(chunks)]
+            out += profile[start..<end]
+        }
+        return out
+    }
+
     /// DQT with 8-bit precision; `table` is in natural order and goes out in zigzag order.
     static func quantTable(id: Int, _ table: [UInt16]) -> [UInt8] {
         var out: [UInt8] = [0xFF, 0xDB, 0x00, 67, UInt8(id)]

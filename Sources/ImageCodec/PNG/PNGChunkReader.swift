@@ -14,6 +14,8 @@ struct PNGStructure {
     var gamma: Double?
     var srgbIntent: Int?
     var iccProfile: [UInt8]?
+    var chromaticities: Chromaticities?
+    var codePoints: ColourCodePoints?
     var exif = ExifMetadata()
     var warnings: [String] = []
 
@@ -25,7 +27,7 @@ struct PNGStructure {
                          components: layout.channels, hasAlpha: layout.hasAlpha,
                          bitDepth: header.bitDepth, progressive: header.interlaced,
                          colorSpace: header.colorType.name, exif: exif, iccProfile: iccProfile,
-                         gamma: gamma, srgbIntent: srgbIntent)
+                         codePoints: codePoints, gamma: gamma, srgbIntent: srgbIntent, chromaticities: chromaticities)
     }
 }
 
@@ -56,6 +58,7 @@ enum PNGChunkReader {
         var pos = 8
         var idatState = 0  // 0 none yet, 1 in the IDAT run, 2 after it
         var seenPLTE = false, seenGAMA = false, seenSRGB = false, seenICCP = false, seenEXIF = false
+        var seenCHRM = false, seenCICP = false
         var ended = false
         walk: while !ended {
             do {
@@ -138,6 +141,17 @@ enum PNGChunkReader {
                     guard !seenICCP, idatState == 0 else { s.warnings.append("ignored an extra or late iCCP chunk"); break }
                     seenICCP = true
                     try readICCProfile(data, cap: limits.maxMetadataBytes, into: &s)
+                case "cHRM":
+                    guard !seenCHRM, idatState == 0, length == 32 else { s.warnings.append("ignored an invalid cHRM chunk"); break }
+                    seenCHRM = true
+                    let v = (0..<8).map { Double(PNGHeader.u32(data, 4 * $0)) / 100_000 }
+                    let c = Chromaticities(whiteX: v[0], whiteY: v[1], redX: v[2], redY: v[3],
+                                           greenX: v[4], greenY: v[5], blueX: v[6], blueY: v[7])
+                    if c.isValid { s.chromaticities = c } else { s.warnings.append("ignored a cHRM chunk with impossible values") }
+                case "cICP":
+                    guard !seenCICP, idatState == 0, length == 4, data[3] <= 1 else { s.warnings.append("ignored an invalid cICP chunk"); break }
+                    seenCICP = true
+                    s.codePoints = ColourCodePoints(primaries: Int(data[0]), transfer: Int(data[1]), matrix: Int(data[2]), fullRange: data[3] == 1)
                 case "eXIf":
                     guard !seenEXIF else { s.warnings.append("ignored a second eXIf chunk"); break }
                     seenEXIF = true

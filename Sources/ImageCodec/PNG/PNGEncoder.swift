@@ -6,8 +6,10 @@ import CZlib
 /// only buffers besides the output are a few rows and zlib's window.
 public enum PNGEncoder {
     /// Encodes an 8-bit bitmap as PNG; `compressionLevel` is zlib's 0 (store) ... 9 (smallest),
-    /// 6 by default. Throws `.invalidArgument` for a level outside 0...9.
-    public static func encode(_ bitmap: Bitmap, compressionLevel: Int = 6) throws -> [UInt8] {
+    /// 6 by default. `iccProfile`, when set, is written as an iCCP chunk (zlib-compressed)
+    /// before the image data, for pixels that are not sRGB. Throws `.invalidArgument` for a
+    /// level outside 0...9.
+    public static func encode(_ bitmap: Bitmap, compressionLevel: Int = 6, iccProfile: [UInt8]? = nil) throws -> [UInt8] {
         guard (0...9).contains(compressionLevel) else {
             throw ImageCodecError(.invalidArgument, "PNG compression level \(compressionLevel) is not in 0...9")
         }
@@ -30,9 +32,23 @@ public enum PNGEncoder {
         PNGChunkWriter.appendU32(&ihdr, bitmap.height)
         ihdr += [8, colorType, 0, 0, 0]
         writer.chunk("IHDR", ihdr)
+        if let iccProfile, !iccProfile.isEmpty {
+            writer.chunk("iCCP", Array("ICC profile".utf8) + [0, 0] + (try compress(iccProfile)))
+        }
         try deflateRows(of: bitmap, level: compressionLevel, into: &writer)
         writer.chunk("IEND", [])
         return writer.bytes
+    }
+
+    /// One zlib stream of `bytes` at the best compression (profiles are small).
+    static func compress(_ bytes: [UInt8]) throws -> [UInt8] {
+        var bound = compressBound(uLong(bytes.count))
+        var out = [UInt8](repeating: 0, count: Int(bound))
+        let status = out.withUnsafeMutableBufferPointer { o in
+            bytes.withUnsafeBufferPointer { i in compress2(o.baseAddress, &bound, i.baseAddress, uLong(i.count), 9) }
+        }
+        guard status == Z_OK else { throw ImageCodecError(.invalidArgument, "zlib compress failed (status \(status))") }
+        return Array(out[0..<Int(bound)])
     }
 
     private static func deflateRows(of bitmap: Bitmap, level: Int, into writer: inout PNGChunkWriter) throws {

@@ -16,14 +16,17 @@ public struct RenderOptions: Sendable {
     public var allowPassthrough: Bool
     /// Bounds checked before decoding.
     public var limits: DecodeLimits
+    /// Colour space of rendered images (see `ColourStage`). Default `.srgb`.
+    public var colour: ColourOutput
 
     public init(jpegQuality: Int = 82, decodeHeadroom: Double = Renderer.defaultHeadroom, format: ImageFormat? = nil,
-                allowPassthrough: Bool = true, limits: DecodeLimits = .default) {
+                allowPassthrough: Bool = true, limits: DecodeLimits = .default, colour: ColourOutput = .srgb) {
         self.jpegQuality = jpegQuality
         self.decodeHeadroom = decodeHeadroom
         self.format = format
         self.allowPassthrough = allowPassthrough
         self.limits = limits
+        self.colour = colour
     }
 }
 
@@ -36,6 +39,8 @@ public struct RenderOutcome: Sendable {
     public var decodeScale: DecodeScale?
     /// Wall time of the decode step alone, in seconds.
     public var decodeSeconds: Double
+    /// Recoverable problems of this render (an unusable colour profile), as log text.
+    public var warnings: [String] = []
 }
 
 /// Turns original bytes into one sized, upright, encoded image.
@@ -71,6 +76,7 @@ public enum Renderer {
     static func render(_ bytes: consuming [UInt8], mode: ResizeMode, options: RenderOptions,
                        budget: DecodeMemoryBudget) throws(PipelineError) -> RenderOutcome {
         let info = try codec { try ImageCodec.probe(bytes, limits: options.limits) }
+        var colour = ColourStage.plan(for: info, output: options.colour)
         let plan = mode.plan(width: info.orientedWidth, height: info.orientedHeight, allowUpscale: false)
         guard plan.outputWidth > 0, plan.outputHeight > 0, plan.scaledWidth > 0, plan.scaledHeight > 0 else {
             throw .undecodable("empty resize plan for \(info.orientedWidth)x\(info.orientedHeight)")
@@ -91,7 +97,7 @@ public enum Renderer {
         var decodeSeconds = 0.0
         var bitmap = try budget.withReservation(needed) { () throws(PipelineError) -> Bitmap in
             let start = DispatchTime.now().uptimeNanoseconds
-            let decoded = try codec { [bytes] in try ImageCodec.decode(bytes, scale: scale, limits: options.limits).bitmap }
+            let decoded = try codec { [bytes] in try ImageCodec.decode(bytes, scale: scale, limits: options.limits, cmyk: colour.cmyk).bitmap }
             decodeSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             bytes = []
 
@@ -110,13 +116,14 @@ public enum Renderer {
                 try Resampler.resize(decoded, width: stored.outputWidth, height: stored.outputHeight, region: region)
             }
         }
+        colour.apply(to: &bitmap)
         bitmap = info.orientation.apply(to: bitmap)
 
         let format = options.format ?? (bitmap.hasTransparency ? .png : .jpeg)
         let encoded: [UInt8]
         switch format {
         case .png:
-            encoded = try codec { try PNGEncoder.encode(bitmap) }
+            encoded = try codec { try PNGEncoder.encode(bitmap, iccProfile: colour.outputProfile) }
         case .jpeg, .heif, .webp:
             let opaque: Bitmap
             switch bitmap.layout {
@@ -125,11 +132,11 @@ public enum Renderer {
             case .gray, .rgb: opaque = bitmap
             }
             let quality = min(100, max(1, options.jpegQuality))
-            encoded = try codec { try JPEGEncoder.encode(opaque, quality: quality, subsampling: .s420) }
+            encoded = try codec { try JPEGEncoder.encode(opaque, quality: quality, subsampling: .s420, iccProfile: colour.outputProfile) }
         }
         let image = RenderedImage(bytes: encoded, contentType: format.mimeType, width: bitmap.width, height: bitmap.height,
                                   averageColour: AverageColour.hex(of: bitmap))
-        return RenderOutcome(image: image, passthrough: false, decodeScale: scale, decodeSeconds: decodeSeconds)
+        return RenderOutcome(image: image, passthrough: false, decodeScale: scale, decodeSeconds: decodeSeconds, warnings: colour.warnings)
     }
 
     /// `plan` (made on the displayed size) in stored orientation: the scaled size swaps axes
