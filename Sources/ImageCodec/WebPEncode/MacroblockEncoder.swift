@@ -58,6 +58,8 @@ struct MacroblockEncoder: ~Copyable {
     private let levelsUVA: UnsafeMutablePointer<Int16>
     private let levelsUVB: UnsafeMutablePointer<Int16>
     private static let byteCount = 2944, intCount = 432, shortCount = 1344
+    /// `Quantize.zigzagNibbles`, read once.
+    private let zigzag = Quantize.zigzagNibbles
 
     init(mbw: Int, mbh: Int) {
         self.mbw = mbw
@@ -224,6 +226,14 @@ struct MacroblockEncoder: ~Copyable {
         frame.skip[index] = (yNz == 0 && uvNz == 0) ? 1 : 0
     }
 
+    /// The scan position after the last non-zero level (0 when none).
+    @inline(__always)
+    private func scanEnd(_ levels: UnsafePointer<Int16>) -> Int {
+        var end = 16
+        while end > 0 && levels[end &- 1] == 0 { end &-= 1 }
+        return end
+    }
+
     @inline(__always)
     private func hasNonZero(_ levels: UnsafePointer<Int16>, first: Int) -> Bool {
         for n in first..<16 where levels[n] != 0 { return true }
@@ -279,12 +289,12 @@ struct MacroblockEncoder: ~Copyable {
             dcs[blk] = coef[blk &* 16]
         }
         Transforms.forwardWHT(dcs, wht)
-        var nz = Quantize.block(wht, levels + 384, y2, first: 0) ? 1 << 16 : 0
+        var nz = Quantize.block(wht, levels + 384, y2, first: 0, zigzag: zigzag) > 0 ? 1 << 16 : 0
         Transforms.inverseWHT(wht, dcs)
         for blk in 0..<16 {
             let x = blk & 3, y = blk >> 2
             let c = coef + blk &* 16
-            if Quantize.block(c, levels + blk &* 16, y1, first: 1) { nz |= 1 << blk }
+            if Quantize.block(c, levels + blk &* 16, y1, first: 1, zigzag: zigzag) > 0 { nz |= 1 << blk }
             c[0] = dcs[blk]
             let o = y &* 64 &+ x &* 4
             Transforms.inverseAdd(c, pred + o, 16, recon + o, 16)
@@ -295,14 +305,14 @@ struct MacroblockEncoder: ~Copyable {
     /// Token rate of a 16×16 macroblock's Y2 and luma AC blocks.
     @inline(__always)
     private func i16Rate(_ levels: UnsafePointer<Int16>, nz: Int, tnz: UnsafePointer<UInt8>, costs: borrowing TokenCosts) -> Int {
-        var rate = costs.blockCost(levels + 384, type: 1, first: 0, ctx: Int(tnz[8]) &+ Int(leftNz[8]))
+        var rate = costs.blockCost(levels + 384, type: 1, first: 0, ctx: Int(tnz[8]) &+ Int(leftNz[8]), end: scanEnd(levels + 384))
         var t0 = Int(tnz[0]), t1 = Int(tnz[1]), t2 = Int(tnz[2]), t3 = Int(tnz[3])
         for y in 0..<4 {
             var l = Int(leftNz[y])
             for x in 0..<4 {
                 let blk = y &* 4 &+ x
                 let t = x == 0 ? t0 : x == 1 ? t1 : x == 2 ? t2 : t3
-                rate &+= costs.blockCost(levels + blk &* 16, type: 0, first: 1, ctx: t &+ l)
+                rate &+= costs.blockCost(levels + blk &* 16, type: 0, first: 1, ctx: t &+ l, end: scanEnd(levels + blk &* 16))
                 let f = nz >> blk & 1
                 l = f
                 switch x { case 0: t0 = f; case 1: t1 = f; case 2: t2 = f; default: t3 = f }
@@ -354,15 +364,19 @@ struct MacroblockEncoder: ~Copyable {
                 let p = pred + mode &* 16
                 IntraPredictors.predict4(mode, top: edge + 1, left: edgeLeft, dst: p)
                 Transforms.forward(s, ys, p, 4, coef)
-                let nz = Quantize.block(coef, trialLevels, y1, first: 0)
-                Transforms.inverseAdd(coef, p, 4, trialRecon, 4)
+                let end = Quantize.block(coef, trialLevels, y1, first: 0, zigzag: zigzag)
+                if end > 0 {
+                    Transforms.inverseAdd(coef, p, 4, trialRecon, 4)
+                } else {
+                    trialRecon.update(from: p, count: 16) // nothing coded: the prediction is the result
+                }
                 let d = Transforms.sse(s, ys, trialRecon, 4, w: 4, h: 4)
                 let h = Int(modeCosts.i4[context &+ mode])
                 if h &* lambda &+ 256 &* d >= best.score { continue }
-                let r = h &+ costs.blockCost(trialLevels, type: 3, first: 0, ctx: ctx)
+                let r = h &+ costs.blockCost(trialLevels, type: 3, first: 0, ctx: ctx, end: end)
                 let score = r &* lambda &+ 256 &* d
                 if score < best.score {
-                    best = (score, mode, r &* lambdaMode &+ 256 &* d, nz)
+                    best = (score, mode, r &* lambdaMode &+ 256 &* d, end > 0)
                     swap(&trialLevels, &bestLevels)
                     swap(&trialRecon, &bestRecon)
                 }
@@ -398,7 +412,7 @@ struct MacroblockEncoder: ~Copyable {
             let o = (blk < 4 ? 0 : 64) &+ y &* 32 &+ x &* 4
             let c = coef + blk &* 16
             Transforms.forward(plane + ((y &* 4) &* uvs &+ x &* 4), uvs, pred + o, 8, c)
-            if Quantize.block(c, levels + blk &* 16, m, first: 0) { nz |= 1 << blk }
+            if Quantize.block(c, levels + blk &* 16, m, first: 0, zigzag: zigzag) > 0 { nz |= 1 << blk }
             Transforms.inverseAdd(c, pred + o, 8, recon + o, 8)
         }
         return nz
@@ -414,8 +428,9 @@ struct MacroblockEncoder: ~Copyable {
                 for x in 0..<2 {
                     let blk = plane &* 4 &+ y &* 2 &+ x
                     let block = levels + blk &* 16
-                    rate &+= costs.blockCost(block, type: 2, first: 0, ctx: (x == 0 ? t0 : t1) &+ l)
-                    let f = hasNonZero(block, first: 0) ? 1 : 0
+                    let end = scanEnd(block)
+                    rate &+= costs.blockCost(block, type: 2, first: 0, ctx: (x == 0 ? t0 : t1) &+ l, end: end)
+                    let f = end > 0 ? 1 : 0
                     l = f
                     if x == 0 { t0 = f } else { t1 = f }
                 }

@@ -77,15 +77,27 @@ struct SegmentParameters {
 }
 
 enum Quantize {
+    /// The zigzag scan packed four bits per position: position n reads natural index
+    /// (zigzagNibbles >> 4n) & 15. A constant, so the hot loop needs no table load or bounds check.
+    static let zigzagNibbles: UInt64 = {
+        var packed: UInt64 = 0
+        for (n, j) in VP8Tables.zigzag.enumerated() { packed |= UInt64(j) << UInt64(4 * n) }
+        return packed
+    }()
+
     /// Quantises the transform `coeffs` (natural order) from position `first` of the zigzag
     /// scan on: writes the levels in scan order to `levels[0..<16]` (positions before
     /// `first` zero) and replaces `coeffs` by the dequantised values the decoder will see.
-    /// Returns whether any level is non-zero.
+    /// Returns the scan position after the last non-zero level (0 when all are zero), which
+    /// is where the token coder's end-of-block goes.
     @inline(__always)
     static func block(_ coeffs: UnsafeMutablePointer<Int32>, _ levels: UnsafeMutablePointer<Int16>,
-                      _ m: UnsafePointer<QuantMatrix>, first: Int) -> Bool {
-        var nonZero: Int32 = 0
-        @inline(__always) func one(_ n: Int, _ j: Int) {
+                      _ m: UnsafePointer<QuantMatrix>, first: Int, zigzag: UInt64) -> Int {
+        var end = 0
+        if first != 0 { levels[0] = 0; coeffs[0] = 0 }
+        var n = first
+        while n < 16 {
+            let j = Int(truncatingIfNeeded: (zigzag &>> UInt64(n &* 4)) & 15)
             let c = coeffs[j]
             let magnitude = (c < 0 ? 0 &- c : c) &+ m.pointee.sharpen[j]
             if magnitude > m.pointee.zeroThreshold[j] {
@@ -94,15 +106,13 @@ enum Quantize {
                 if c < 0 { level = 0 &- level }
                 levels[n] = Int16(truncatingIfNeeded: level)
                 coeffs[j] = level &* m.pointee.step[j]
-                nonZero |= level
+                end = n &+ 1
             } else {
                 levels[n] = 0
                 coeffs[j] = 0
             }
+            n &+= 1
         }
-        if first == 0 { one(0, 0) } else { levels[0] = 0; coeffs[0] = 0 }
-        one(1, 1); one(2, 4); one(3, 8); one(4, 5); one(5, 2); one(6, 3); one(7, 6)
-        one(8, 9); one(9, 12); one(10, 13); one(11, 10); one(12, 7); one(13, 11); one(14, 14); one(15, 15)
-        return nonZero != 0
+        return end
     }
 }

@@ -44,7 +44,7 @@ enum SegmentAnalysis {
                 }
                 for i in 0..<16 { left[i] = mx > 0 ? y0[i * ys - 1] : 129 }
                 var bestAlpha = 0
-                for mode in [IntraMode16.dc.rawValue, IntraMode16.tm.rawValue] {
+                for mode in IntraMode16.dc.rawValue...IntraMode16.tm.rawValue {
                     IntraPredictors.predictBlock(mode, size: 16, top: top + 1, left: left, hasTop: my > 0, hasLeft: mx > 0, dst: pred)
                     var bins = InlineArray<32, Int>(repeating: 0)
                     for blk in 0..<16 {
@@ -56,10 +56,10 @@ enum SegmentAnalysis {
                 }
                 var bestUV = 0
                 let uvOffset = (my * 8) * uvs + mx * 8
-                for mode in [IntraMode16.dc.rawValue, IntraMode16.tm.rawValue] {
+                for mode in IntraMode16.dc.rawValue...IntraMode16.tm.rawValue {
                     var bins = InlineArray<32, Int>(repeating: 0)
-                    for plane in [frame.source.u, frame.source.v] {
-                        let c0 = plane + uvOffset
+                    for plane in 0..<2 {
+                        let c0 = (plane == 0 ? frame.source.u : frame.source.v) + uvOffset
                         if my > 0 {
                             (topC + 1).update(from: c0 - uvs, count: 8)
                             topC[0] = mx > 0 ? (c0 - uvs)[-1] : 129

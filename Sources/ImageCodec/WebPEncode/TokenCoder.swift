@@ -83,21 +83,20 @@ struct TokenCosts: ~Copyable {
         category6.deallocate()
     }
 
-    /// Rate of one block in 1/256 bit: tokens, signs and end-of-block decisions.
+    /// Rate of one block in 1/256 bit: tokens, signs and end-of-block decisions. `end` is
+    /// the scan position after the last non-zero level (as `Quantize.block` returns it).
     @inline(__always)
-    func blockCost(_ levels: UnsafePointer<Int16>, type: Int, first: Int, ctx: Int) -> Int {
-        var last = 15
-        while last >= first && levels[last] == 0 { last &-= 1 }
+    func blockCost(_ levels: UnsafePointer<Int16>, type: Int, first: Int, ctx: Int, end: Int) -> Int {
         let base = table + (type &* 24) &* TokenCosts.stride
         @inline(__always) func row(_ n: Int, _ c: Int) -> UnsafeMutablePointer<Int32> {
             base + (VP8Tables.band(n) &* 3 &+ c) &* TokenCosts.stride
         }
-        if last < first { return Int(row(first, ctx)[68]) }
+        if end <= first { return Int(row(first, ctx)[68]) }
         var cost: Int32 = 0
         var c = ctx
         var n = first
         var afterZero = false
-        while n <= last {
+        while n < end {
             let r = row(n, c)
             if !afterZero { cost &+= r[69] }
             let l = Int(levels[n])
