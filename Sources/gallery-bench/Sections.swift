@@ -8,6 +8,7 @@ let benchSections: [BenchSection] = [
     BenchSection(name: "jpeg", run: JPEGDecodeBench.run),
     BenchSection(name: "png", run: PNGDecodeBench.run),
     BenchSection(name: "encode", run: EncodeBench.run),
+    BenchSection(name: "webp-encode", run: WebPEncodeBench.run),
     BenchSection(name: "thumb", run: ThumbnailBench.run),
     BenchSection(name: "colour", run: ColourBench.run),
     BenchSection(name: "web", run: WebBench.run),
