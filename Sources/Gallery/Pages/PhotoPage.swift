@@ -57,6 +57,7 @@ extension GalleryApp {
         if let size = item.fileSize { add("File size", formatBytes(size)) }
         if let facts {
             add("Format", facts.format)
+            if let colourSpace = facts.colourSpace { add("Colour space", colourSpace) }
             if let taken = facts.dateTaken { add("Taken", GalleryApp.readableExifDate(taken)) }
             if let camera = GalleryApp.cameraName(make: facts.cameraMake, model: facts.cameraModel) { add("Camera", camera) }
         }

@@ -13,6 +13,9 @@ public struct ImageFacts: Sendable, Equatable {
     public var dateTaken: String?
     public var cameraMake: String?
     public var cameraModel: String?
+    /// The colour space the file declares, in words ("Display P3", "Adobe RGB"); nil when it
+    /// declares none (and is shown as sRGB, as browsers assume).
+    public var colourSpace: String?
 
     init(_ info: ImageInfo) {
         width = info.orientedWidth
@@ -22,6 +25,7 @@ public struct ImageFacts: Sendable, Equatable {
         dateTaken = info.exif.dateTimeOriginal
         cameraMake = info.exif.make
         cameraModel = info.exif.model
+        colourSpace = info.colourSpaceName
     }
 
     static func formatName(_ info: ImageInfo) -> String {

@@ -225,6 +225,7 @@ final class PipelineEngine: Sendable {
         let options = RenderOptions(jpegQuality: configuration.jpegQuality, decodeHeadroom: configuration.decodeHeadroom,
                                        limits: configuration.decodeLimits)
         let t = try Renderer.render(original.bytes, mode: spec.mode, options: options, budget: budget)
+        for warning in t.warnings { configuration.log("render \(original.version) \(spec): \(warning)") }
         if t.passthrough {
             metrics.add(.passthroughs)
         } else {
