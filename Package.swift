@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "fuzz-jpeg", targets: ["fuzz-jpeg"]),
         .executable(name: "fuzz-png", targets: ["fuzz-png"]),
         .executable(name: "fuzz-exif", targets: ["fuzz-exif"]),
+        .executable(name: "fuzz-heic", targets: ["fuzz-heic"]),
         .executable(name: "fuzz-request", targets: ["fuzz-request"]),
     ],
     targets: [
@@ -28,6 +29,7 @@ let package = Package(
         .executableTarget(name: "fuzz-jpeg", dependencies: ["ImageFuzzChecks"], path: "Sources/Fuzz/fuzz-jpeg"),
         .executableTarget(name: "fuzz-png", dependencies: ["ImageFuzzChecks"], path: "Sources/Fuzz/fuzz-png"),
         .executableTarget(name: "fuzz-exif", dependencies: ["ImageCodec"], path: "Sources/Fuzz/fuzz-exif"),
+        .executableTarget(name: "fuzz-heic", dependencies: ["ImageFuzzChecks"], path: "Sources/Fuzz/fuzz-heic"),
         .executableTarget(name: "fuzz-request", dependencies: ["Gallery", "ImagePipeline"], path: "Sources/Fuzz/fuzz-request"),
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "ImageFuzzChecks"]),
         .testTarget(name: "ImagePipelineTests", dependencies: ["ImagePipeline", "ImageCodec"]),

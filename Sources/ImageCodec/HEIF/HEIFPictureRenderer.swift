@@ -8,7 +8,7 @@
 /// is exact and the crop (`clap`) needs no rounding at reduced size.
 
 /// The tile decoder's signature (`HEVCDecoder.decode`); tests inject a reference decoder.
-typealias HEIFTileDecoder = (_ parameterSets: [[UInt8]], _ data: ArraySlice<UInt8>, _ lengthSize: Int,
+typealias HEIFTileDecoder = @Sendable (_ parameterSets: [[UInt8]], _ data: ArraySlice<UInt8>, _ lengthSize: Int,
                              _ limits: DecodeLimits) throws -> HEVCPicture
 
 struct HEIFPictureRenderer {
