@@ -50,6 +50,25 @@ public enum ImageCodec {
         }
     }
 
+    /// Decodes an embedded thumbnail (one of `probe(bytes).embeddedThumbnails`) at `scale` of
+    /// its own size, transforms applied. Use it instead of `decode` when the thumbnail covers
+    /// the pixels a render needs: a 480 px render of an iPhone photo from its 320 px item is
+    /// not good enough, a 240 px one is, and costs a single small HEVC picture.
+    public static func decodeThumbnail(_ bytes: [UInt8], _ thumbnail: EmbeddedThumbnail, scale: DecodeScale = .full,
+                                       limits: DecodeLimits = .default) throws -> DecodedImage {
+        try limits.check(inputBytes: bytes.count)
+        guard ImageFormat.sniff(bytes) == .heif else { throw ImageCodecError(.invalidArgument, "only HEIF files carry embedded thumbnails") }
+        return try HEIFDecoder.decodeThumbnail(bytes, index: thumbnail.index, reduction: 8 / scale.numerator, limits: limits)
+    }
+
+    /// The bytes `decodeThumbnail` would allocate (see `memoryEstimate`).
+    public static func thumbnailMemoryEstimate(_ bytes: [UInt8], _ thumbnail: EmbeddedThumbnail, scale: DecodeScale = .full,
+                                               limits: DecodeLimits = .default) throws -> Int {
+        try limits.check(inputBytes: bytes.count)
+        guard ImageFormat.sniff(bytes) == .heif else { throw ImageCodecError(.invalidArgument, "only HEIF files carry embedded thumbnails") }
+        return try limits.check(HEIFDecoder.thumbnailMemoryEstimate(bytes, index: thumbnail.index, reduction: 8 / scale.numerator, limits: limits))
+    }
+
     /// Recognised formats whose decoders are still being written.
     private static var notYetDecoded: ImageCodecError { ImageCodecError(.unsupported, "WebP decoding is not available in this build") }
 

@@ -33,6 +33,10 @@ public struct ImageInfo: Sendable, Equatable {
     public var tileCount: Int = 1
     /// PNG cHRM white point and primaries (used with `gamma` when there is no ICC profile).
     public var chromaticities: Chromaticities?
+    /// Smaller renditions stored in the file (HEIF `thmb` items of the primary image), smallest
+    /// first, with the primary's aspect ratio (within 1 %). Decode one with
+    /// `ImageCodec.decodeThumbnail` when it covers the size a render needs.
+    public var embeddedThumbnails: [EmbeddedThumbnail] = []
 
     public init(format: ImageFormat, width: Int, height: Int, components: Int, hasAlpha: Bool,
                 bitDepth: Int, progressive: Bool, colorSpace: String, sampling: [String] = [],
@@ -60,6 +64,21 @@ public struct ImageInfo: Sendable, Equatable {
     /// Size as displayed, after the EXIF orientation.
     public var orientedWidth: Int { orientation.swapsAxes ? height : width }
     public var orientedHeight: Int { orientation.swapsAxes ? width : height }
+}
+
+/// A smaller rendition of the image stored in its file.
+public struct EmbeddedThumbnail: Sendable, Equatable, Hashable {
+    /// Which one: pass the value back to `ImageCodec.decodeThumbnail`.
+    public var index: Int
+    /// Displayed size (its own transforms applied), in pixels.
+    public var width: Int
+    public var height: Int
+
+    public init(index: Int, width: Int, height: Int) {
+        self.index = index
+        self.width = width
+        self.height = height
+    }
 }
 
 /// The EXIF fields the gallery shows or acts on.

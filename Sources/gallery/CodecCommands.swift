@@ -12,7 +12,8 @@ import Glibc
 /// `ImageCodecError`.
 enum CodecCommands {
     /// `gallery decode IN OUT [--scale M/8] [--orient]`: writes OUT as `.ppm` (RGB), `.pgm`
-    /// (gray) or `.pam` (the bitmap's own channels). `--scale` accepts M/8 for M in 1, 2, 4, 8
+    /// (gray), `.pam` (the bitmap's own channels) or `.png` (the bitmap's own channels). HEIF
+    /// files come out with their transforms applied and colours as decoded (no ICC applied). `--scale` accepts M/8 for M in 1, 2, 4, 8
     /// (or an equal fraction such as 1/2); default 8/8. `--orient` applies the EXIF orientation.
     static func decode(_ args: [String]) -> Int32 {
         var positional: [String] = []
@@ -41,7 +42,7 @@ enum CodecCommands {
         guard positional.count == 2 else { return usage("decode: expected IN OUT") }
         let (input, output) = (positional[0], positional[1])
         guard let kind = OutputKind(path: output) else {
-            return usage("decode: OUT must end in .ppm, .pgm or .pam")
+            return usage("decode: OUT must end in .ppm, .pgm, .pam or .png")
         }
 
         do {
@@ -116,10 +117,11 @@ enum CodecCommands {
 
     /// Netpbm flavours chosen by the output file name.
     enum OutputKind {
-        case ppm, pgm, pam
+        case ppm, pgm, pam, png
 
         init?(path: String) {
             switch (path as NSString).pathExtension.lowercased() {
+            case "png": self = .png
             case "ppm": self = .ppm
             case "pgm": self = .pgm
             case "pam": self = .pam
@@ -128,12 +130,16 @@ enum CodecCommands {
         }
     }
 
-    /// Writes a binary PPM (P6, RGB), PGM (P5, gray) or PAM (P7, the bitmap's own layout).
+    /// Writes a binary PPM (P6, RGB), PGM (P5, gray), PAM (P7, the bitmap's own layout) or a
+    /// PNG (the bitmap's own layout).
     /// The pixels are written straight from the bitmap's storage, without an extra copy.
     static func writeNetpbm(_ source: Bitmap, kind: OutputKind, to path: String) throws {
         let bitmap: Bitmap
         let header: String
         switch kind {
+        case .png:
+            bitmap = source
+            header = ""
         case .ppm:
             bitmap = source.converted(to: .rgb)
             header = "P6\n\(bitmap.width) \(bitmap.height)\n255\n"
@@ -151,10 +157,16 @@ enum CodecCommands {
             }
             header = "P7\nWIDTH \(bitmap.width)\nHEIGHT \(bitmap.height)\nDEPTH \(bitmap.channels)\nMAXVAL 255\nTUPLTYPE \(tuple)\nENDHDR\n"
         }
+        let png = kind == .png ? try PNGEncoder.encode(bitmap) : nil
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw CLIError("cannot create \(path): \(String(cString: strerror(errno)))") }
-        var ok = Array(header.utf8).withUnsafeBytes { writeAll(fd, $0) }
-        ok = ok && bitmap.pixels.withUnsafeBytes { writeAll(fd, $0) }
+        var ok: Bool
+        if let png {
+            ok = png.withUnsafeBytes { writeAll(fd, $0) }
+        } else {
+            ok = Array(header.utf8).withUnsafeBytes { writeAll(fd, $0) }
+            ok = ok && bitmap.pixels.withUnsafeBytes { writeAll(fd, $0) }
+        }
         let closed = close(fd) == 0
         guard ok, closed else {
             let reason = String(cString: strerror(errno))
@@ -201,6 +213,7 @@ enum CodecCommands {
         ]
         if let gamma = info.gamma, gamma.isFinite { fields.append(("gamma", String(gamma))) }
         if let intent = info.srgbIntent { fields.append(("srgbIntent", String(intent))) }
+        if info.tileCount > 1 { fields.append(("tileCount", String(info.tileCount))) }
         return "{" + fields.map { jsonString($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
     }
 

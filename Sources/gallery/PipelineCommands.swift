@@ -39,7 +39,7 @@ enum PipelineCommands {
         // resident pages, and this command's memory is what the thumbnail benchmark measures.
         let name = output.split(separator: "/").last ?? ""
         let ext = name.contains(".") ? name.split(separator: ".").last.map { $0.lowercased() } ?? "" : ""
-        let format: ImageFormat? = ext == "jpg" || ext == "jpeg" ? .jpeg : ext == "png" ? .png : nil
+        let format: ImageFormat? = ext == "jpg" || ext == "jpeg" ? .jpeg : ext == "png" ? .png : ext == "webp" ? .webp : nil
         do {
             let bytes = try ImagePipeline.readFile(input)
             let t = try Renderer.render(consume bytes, mode: mode, options: RenderOptions(jpegQuality: quality, format: format))

@@ -10,7 +10,7 @@ usage:
                   [--disk-cache-bytes N] [--render-cache-bytes N] [--decode-max-bytes N]
                   [--decode-budget-bytes N] [--decode-budget-wait S]
                   [--jpeg-quality Q] [--max-renders N]
-  gallery decode IN OUT [--scale M/8] [--orient]     write .ppm, .pgm or .pam
+  gallery decode IN OUT [--scale M/8] [--orient]     write .ppm, .pgm, .pam or .png
   gallery probe IN                                    one JSON line
   gallery thumb IN OUT (--size 480 | --cover 240x240) [--quality 82]
   gallery warm (--root DIR | --manifest FILE) --sizes 240,480,...

@@ -31,6 +31,17 @@ struct FuzzRegressionTests {
         print("fuzz findings: \(inputs) image inputs, \(decoded) successful decodes, no crash")
     }
 
+    @Test("HEIF findings (fuzz-heic) probe, estimate and decode at 1/8 or throw, sizes consistent")
+    func heifFindings() throws {
+        var inputs = 0, decoded = 0
+        for url in findings("fuzz-heic") {
+            let bytes = try [UInt8](Data(contentsOf: url))
+            inputs += 1
+            #expect(ImageFuzzChecks.heifProblems(bytes, decoded: &decoded) == [], "\(url.lastPathComponent)")
+        }
+        print("fuzz findings: \(inputs) HEIF inputs, \(decoded) successful decodes, no crash")
+    }
+
     @Test("EXIF findings parse as TIFF and as APP1 without trapping")
     func exifFindings() throws {
         var inputs = 0

@@ -48,4 +48,36 @@ public enum ImageFuzzChecks {
         }
         return problems
     }
+
+    /// Limits for HEIF inputs: a grid's tiles are decoded one by one, so a small memory bound
+    /// keeps a hostile header (huge `ispe`, thousands of tiles) from costing more than a few MB.
+    public static let heifLimits = DecodeLimits(maxPixels: 16_000_000, maxDimension: 16_384, maxScans: 256,
+                                                maxInputBytes: 8 << 20, maxMetadataBytes: 1 << 20, maxMemoryBytes: 64 << 20)
+
+    /// What fuzz-heic checks: probe, memory estimate and a 1/8 decode under `heifLimits` come
+    /// back as values or `ImageCodecError`s; a decode has ceil(size / 8) pixels of the probed
+    /// (displayed) size, and the probe agrees with the decode.
+    public static func heifProblems(_ bytes: [UInt8], decoded: inout Int) -> [String] {
+        var problems: [String] = []
+        let info = try? ImageCodec.probe(bytes, limits: heifLimits)
+        do {
+            _ = try ImageCodec.memoryEstimate(bytes, scale: .eighth, limits: heifLimits)
+            let image = try ImageCodec.decode(bytes, scale: .eighth, limits: heifLimits)
+            decoded += 1
+            let b = image.bitmap
+            if b.pixels.count != b.width * b.height * b.channels { problems.append("bitmap size") }
+            if let info {
+                if info != image.info { problems.append("probe and decode disagree") }
+                let expected = DecodeScale.eighth.outputSize(width: info.width, height: info.height)
+                if b.width != expected.width || b.height != expected.height { problems.append("output size is not ceil(size/8)") }
+            } else {
+                problems.append("decode succeeded where probe failed")
+            }
+        } catch is ImageCodecError {
+        } catch {
+            problems.append("threw \(error), not an ImageCodecError")
+        }
+        return problems
+    }
 }
+

@@ -1,6 +1,8 @@
 /// Decoded HEVC samples to 8-bit gray or RGB, the way libheif 1.23 does it with its default
 /// options (pillow-heif's references match this exactly on every fixture):
-/// - samples above 8 bits are first cut to 8 by a plain right shift (no rounding);
+/// - samples above 8 bits: for 4:2:0 full range each plane is first cut to 8 bits by a plain
+///   right shift; every other case converts at the coded depth and shifts the RGB result
+///   (no rounding either way);
 /// - chroma is upsampled by repetition (nearest neighbour): libheif prefers bilinear but does
 ///   not insist, and its cheaper nearest-neighbour conversion wins;
 /// - matrix and range come from the item's `nclx`, else from the SPS VUI (H.265 defaults when
@@ -36,8 +38,8 @@ struct HEIFColourConverter {
         gCr = 2 * kr * (1 - kr) / (kb + kr - 1)
         bCb = 2 * (1 - kb)
         fixedPoint = chroma == .yuv420 && fullRange && matrix != 0 && matrix != 8
-        iR = Int((256 * rCr).rounded()); iGb = Int((256 * gCb).rounded())
-        iGr = Int((256 * gCr).rounded()); iB = Int((256 * bCb).rounded())
+        iR = Self.lround(256 * rCr); iGb = Self.lround(256 * gCb)
+        iGr = Self.lround(256 * gCr); iB = Self.lround(256 * bCb)
     }
 
     /// Kr and Kb of H.273 matrix coefficients; BT.601 for 2 and anything unknown.
@@ -73,10 +75,15 @@ struct HEIFColourConverter {
         return (kr, kb)
     }
 
+    /// C's lround (half away from zero), without libm: ImageCodec links no Foundation.
+    private static func lround(_ v: Float) -> Int { v < 0 ? -Int(-v + 0.5) : Int(v + 0.5) }
+
+    /// libheif's clip_f_u16 at the coded depth ((v + 0.5) truncated toward zero, clamped to
+    /// 0...maximum), then cut to 8 bits. The inputs are bounded sums of samples of at most 16
+    /// bits, so the conversion to Int cannot trap.
     @inline(__always)
-    private static func clip(_ v: Float) -> UInt8 {
-        let x = Int32(truncatingIfNeeded: Int((v + 0.5).rounded(.towardZero)))
-        return UInt8(clamping: x)
+    private static func clip(_ v: Float, _ maximum: Int, _ shift: Int) -> UInt8 {
+        UInt8(truncatingIfNeeded: min(max(Int(v + 0.5), 0), maximum) >> shift)
     }
 
     /// Converts `count` pixels of row `y` starting at column `x0` of `planes` (Y, Cb, Cr of
@@ -111,27 +118,35 @@ struct HEIFColourConverter {
             }
             return
         }
+        // Float path at the coded depth (libheif's Op_YCbCr_to_RGB<uint16_t>), then >> shift.
+        let maximum = (1 << (ls + 8)) - 1
+        let half = 1 << (cs + 7)
+        let offset = Float(16 << ls)
         for i in 0..<count {
             let x = x0 &+ i
-            let yi = Int(yRow[x]) >> ls
-            let ui = (Int(cbRow[x >> sx]) >> cs) &- 128, vi = (Int(crRow[x >> sx]) >> cs) &- 128
+            let yi = Int(yRow[x])
+            let ui = Int(cbRow[x >> sx]) &- half, vi = Int(crRow[x >> sx]) &- half
             switch matrix {
             case 0:
                 if fullRange {
-                    o[0] = UInt8(clamping: vi &+ 128); o[1] = UInt8(clamping: yi); o[2] = UInt8(clamping: ui &+ 128)
+                    o[0] = UInt8(truncatingIfNeeded: min(vi &+ half, maximum) >> ls)
+                    o[1] = UInt8(truncatingIfNeeded: yi >> ls)
+                    o[2] = UInt8(truncatingIfNeeded: min(ui &+ half, maximum) >> ls)
                 } else {
-                    o[0] = Self.clip((Float(vi &+ 128) - 16) * 1.1429)
-                    o[1] = Self.clip((Float(yi) - 16) * 1.1689)
-                    o[2] = Self.clip((Float(ui &+ 128) - 16) * 1.1429)
+                    o[0] = Self.clip((Float(vi &+ half) - offset) * 1.1429, maximum, ls)
+                    o[1] = Self.clip((Float(yi) - offset) * 1.1689, maximum, ls)
+                    o[2] = Self.clip((Float(ui &+ half) - offset) * 1.1429, maximum, ls)
                 }
             case 8:
-                o[0] = UInt8(clamping: yi &- ui &+ vi); o[1] = UInt8(clamping: yi &+ ui); o[2] = UInt8(clamping: yi &- ui &- vi)
+                o[0] = UInt8(truncatingIfNeeded: min(max(yi &- ui &+ vi, 0), maximum) >> ls)
+                o[1] = UInt8(truncatingIfNeeded: min(max(yi &+ ui, 0), maximum) >> ls)
+                o[2] = UInt8(truncatingIfNeeded: min(max(yi &- ui &- vi, 0), maximum) >> ls)
             default:
                 var yf = Float(yi), u = Float(ui), v = Float(vi)
-                if !fullRange { yf = (yf - 16) * 1.1689; u *= 1.1429; v *= 1.1429 }
-                o[0] = Self.clip(yf + rCr * v)
-                o[1] = Self.clip(yf + gCb * u + gCr * v)
-                o[2] = Self.clip(yf + bCb * u)
+                if !fullRange { yf = (yf - offset) * 1.1689; u *= 1.1429; v *= 1.1429 }
+                o[0] = Self.clip(yf + rCr * v, maximum, ls)
+                o[1] = Self.clip(yf + gCb * u + gCr * v, maximum, ls)
+                o[2] = Self.clip(yf + bCb * u, maximum, ls)
             }
             o += stride
         }

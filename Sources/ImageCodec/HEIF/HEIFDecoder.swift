@@ -29,8 +29,36 @@ enum HEIFDecoder {
                              bitDepth: config.bitDepthLuma, progressive: false, colorSpace: mono ? "Gray" : "YCbCr",
                              sampling: [sampling], exif: exif, iccProfile: p.icc, codePoints: p.nclx)
         info.tileCount = p.tiles.count
+        info.embeddedThumbnails = graph.thumbnails.enumerated().map {
+            EmbeddedThumbnail(index: $0.offset, width: $0.element.plan.displayWidth, height: $0.element.plan.displayHeight)
+        }
         return info
     }
+
+    static func thumbnailMemoryEstimate(_ bytes: [UInt8], index: Int, reduction: Int, limits: DecodeLimits) throws -> DecodeMemoryEstimate {
+        let graph = try HEIFImageGraph(try HEIFContainer(bytes), limits: limits)
+        guard graph.thumbnails.indices.contains(index) else { throw ImageCodecError(.invalidArgument, "no embedded thumbnail \(index)") }
+        return estimate(graph, plan: graph.thumbnails[index].plan, alpha: nil, reduction: reduction)
+    }
+
+    /// Decodes embedded thumbnail `index` of the primary image (no alpha).
+    static func decodeThumbnail(_ bytes: [UInt8], index: Int, reduction: Int, limits: DecodeLimits,
+                                tileDecoder: HEIFTileDecoder? = nil) throws -> DecodedImage {
+        let graph = try HEIFImageGraph(try HEIFContainer(bytes), limits: limits)
+        guard graph.thumbnails.indices.contains(index) else { throw ImageCodecError(.invalidArgument, "no embedded thumbnail \(index)") }
+        let plan = graph.thumbnails[index].plan
+        try limits.check(estimate(graph, plan: plan, alpha: nil, reduction: reduction))
+        let renderer = HEIFPictureRenderer(container: graph.container, plan: plan, factor: reduction, limits: limits,
+                                           decodeTile: tileDecoder ?? defaultTileDecoder)
+        var result = info(graph)
+        result.width = plan.displayWidth
+        result.height = plan.displayHeight
+        result.tileCount = plan.tiles.count
+        result.hasAlpha = false
+        return DecodedImage(bitmap: try renderer.render(alpha: nil, premultiplied: false), info: result)
+    }
+
+    static let defaultTileDecoder: HEIFTileDecoder = { try HEVCDecoder.decode(parameterSets: $0, data: $1, lengthSize: $2, limits: $3) }
 
     static func memoryEstimate(_ bytes: [UInt8], reduction: Int, limits: DecodeLimits) throws -> DecodeMemoryEstimate {
         let graph = try HEIFImageGraph(try HEIFContainer(bytes), limits: limits)
@@ -38,13 +66,17 @@ enum HEIFDecoder {
     }
 
     static func estimate(_ graph: HEIFImageGraph, reduction f: Int) -> DecodeMemoryEstimate {
-        let p = graph.primary
-        let channels = (p.configuration.chromaFormat == .monochrome ? 1 : 3) + (graph.alpha == nil ? 0 : 1)
+        estimate(graph, plan: graph.primary, alpha: graph.alpha, reduction: f)
+    }
+
+    /// Output bitmap, one tile's buffers, and for alpha the displayed alpha plane and its decode.
+    static func estimate(_ graph: HEIFImageGraph, plan p: HEIFPicturePlan, alpha: HEIFPicturePlan?, reduction f: Int) -> DecodeMemoryEstimate {
+        let channels = (p.configuration.chromaFormat == .monochrome ? 1 : 3) + (alpha == nil ? 0 : 1)
         var e = DecodeMemoryEstimate("HEIF \(p.displayWidth)x\(p.displayHeight) (\(p.tiles.count) tiles) at \(8 / f)/8")
         let outW = (p.displayWidth + f - 1) / f, outH = (p.displayHeight + f - 1) / f
         e.add("output", outW, outH, channels)
         e.add("tile buffers", bytes: HEIFPictureRenderer.workingBytes(p, factor: f, channels: channels, maxItemBytes: maxItemCopy(graph, p)))
-        if let a = graph.alpha {
+        if let a = alpha {
             e.add("alpha plane", p.displayWidth, p.displayHeight)
             e.add("alpha decode", bytes: DecodeMemoryEstimate.sum([DecodeMemoryEstimate.product([a.displayWidth, a.displayHeight]),
                                                                    HEIFPictureRenderer.workingBytes(a, factor: 1, channels: 1, maxItemBytes: maxItemCopy(graph, a))]))
@@ -59,7 +91,7 @@ enum HEIFDecoder {
     /// Decodes the primary image reduced by `reduction` (1, 2, 4 or 8): ceil(size / reduction).
     static func decode(_ bytes: [UInt8], reduction: Int, limits: DecodeLimits,
                        tileDecoder: HEIFTileDecoder? = nil) throws -> DecodedImage {
-        let decodeTile: HEIFTileDecoder = tileDecoder ?? { try HEVCDecoder.decode(parameterSets: $0, data: $1, lengthSize: $2, limits: $3) }
+        let decodeTile = tileDecoder ?? defaultTileDecoder
         let graph = try HEIFImageGraph(try HEIFContainer(bytes), limits: limits)
         try limits.check(estimate(graph, reduction: reduction))
         let p = graph.primary

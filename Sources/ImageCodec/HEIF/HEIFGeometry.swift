@@ -79,19 +79,28 @@ struct HEIFTransform: Equatable {
 
     private static func clapEdge(offN: Int64, offD: Int64, size: Int64, cleanN: Int64, cleanD: Int64, round: Bool) -> Int64? {
         // off/offD + (size-1)/2 - (cleanN/cleanD - 1)/2 = num / (2·offD·cleanD)
-        let d = 2 &* offD
-        guard case let (den, o1) = d.multipliedReportingOverflow(by: cleanD), !o1,
-              case let (a, o2) = (2 &* offN).multipliedReportingOverflow(by: cleanD), !o2,
-              case let (b, o3) = (size - 1).multipliedReportingOverflow(by: offD &* cleanD), !o3,
-              case let (c, o4) = (cleanN - cleanD).multipliedReportingOverflow(by: offD), !o4 else { return nil }
-        let num = a + b - c
-        return round ? (num + den / 2) / den : num / den
+        guard let den = mul(2 * offD, cleanD), let a = mul(2 * offN, cleanD), let od = mul(offD, cleanD),
+              let b = mul(size - 1, od), let c = mul(cleanN - cleanD, offD),
+              let ab = add(a, b), let num = add(ab, -c) else { return nil }
+        guard round else { return num / den }
+        return add(num, den / 2).map { $0 / den }
     }
 
     /// round(n/d - 1 + edge), C-style.
     private static func roundedSum(_ n: Int64, _ d: Int64, minusOnePlus edge: Int64) -> Int64? {
-        guard case let (e, o) = (edge - 1).multipliedReportingOverflow(by: d), !o else { return nil }
-        return (n + e + d / 2) / d
+        guard let e = mul(edge - 1, d), let ne = add(n, e), let total = add(ne, d / 2) else { return nil }
+        return total / d
+    }
+
+    /// Checked arithmetic: the fields are 32-bit, but their products are not.
+    private static func mul(_ a: Int64, _ b: Int64) -> Int64? {
+        let (r, o) = a.multipliedReportingOverflow(by: b)
+        return o ? nil : r
+    }
+
+    private static func add(_ a: Int64, _ b: Int64) -> Int64? {
+        let (r, o) = a.addingReportingOverflow(b)
+        return o ? nil : r
     }
 
     /// `first` followed by `second`, as one orientation. Each is a map from display axes to

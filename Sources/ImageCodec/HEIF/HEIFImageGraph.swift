@@ -43,6 +43,9 @@ struct HEIFImageGraph {
     /// `prem` reference from the primary to its alpha: colour samples are premultiplied.
     let premultipliedAlpha: Bool
     let exif: ExifMetadata?
+    /// `thmb` items of the primary that decode to a smaller image of the same aspect ratio
+    /// (within 1 %), smallest first. Items whose structure is damaged are left out.
+    let thumbnails: [(id: Int, plan: HEIFPicturePlan)]
 
     init(_ container: HEIFContainer, limits: DecodeLimits) throws {
         self.container = container
@@ -59,9 +62,16 @@ struct HEIFImageGraph {
             }
         }
         alpha = alphaPlan
-        let primary = primaryID
-        premultipliedAlpha = alphaID.map { container.references(FourCC("prem"), from: primary).contains($0) } ?? false
+        let pid = primaryID
+        premultipliedAlpha = alphaID.map { container.references(FourCC("prem"), from: pid).contains($0) } ?? false
         exif = Self.readExif(container, for: primaryID, limits: limits)
+        let main = primary
+        thumbnails = container.referrers(FourCC("thmb"), to: primaryID).compactMap { id -> (id: Int, plan: HEIFPicturePlan)? in
+            guard let plan = try? Self.plan(container, id: id, limits: limits, path: [pid]) else { return nil }
+            let (tw, th, pw, ph) = (plan.displayWidth, plan.displayHeight, main.displayWidth, main.displayHeight)
+            guard tw < pw, th < ph, abs(tw * ph - th * pw) * 100 <= tw * ph else { return nil }
+            return (id, plan)
+        }.sorted { $0.plan.displayWidth * $0.plan.displayHeight < $1.plan.displayWidth * $1.plan.displayHeight }
     }
 
     /// Image item types (libheif's list): only these can be the primary image.

@@ -8,7 +8,7 @@
 /// is exact and the crop (`clap`) needs no rounding at reduced size.
 
 /// The tile decoder's signature (`HEVCDecoder.decode`); tests inject a reference decoder.
-typealias HEIFTileDecoder = (_ parameterSets: [[UInt8]], _ data: ArraySlice<UInt8>, _ lengthSize: Int,
+typealias HEIFTileDecoder = @Sendable (_ parameterSets: [[UInt8]], _ data: ArraySlice<UInt8>, _ lengthSize: Int,
                              _ limits: DecodeLimits) throws -> HEVCPicture
 
 struct HEIFPictureRenderer {
@@ -73,8 +73,9 @@ struct HEIFPictureRenderer {
             if picture.planes.count == 3 {
                 let (sx, sy) = picture.chromaFormat.subsampling
                 let need = ((picture.width + sx - 1) / sx, (picture.height + sy - 1) / sy)
+                let chromaSamples = picture.planes[1].width * need.1
                 guard picture.planes[1].width >= need.0, picture.planes[2].width == picture.planes[1].width,
-                      picture.planes[1].samples.count >= need.0 * need.1, picture.planes[2].samples.count >= need.0 * need.1 else {
+                      picture.planes[1].samples.count >= chromaSamples, picture.planes[2].samples.count >= chromaSamples else {
                     throw ImageCodecError(.corrupt, "tile \(tile.itemID) chroma planes are too small")
                 }
             }

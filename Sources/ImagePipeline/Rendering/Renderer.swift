@@ -119,12 +119,16 @@ public enum Renderer {
         colour.apply(to: &bitmap)
         bitmap = info.orientation.apply(to: bitmap)
 
-        let format = options.format ?? (bitmap.hasTransparency ? .png : .jpeg)
+        // HEIF is read, never written: asking for it gets a JPEG (and says so in its type).
+        let format: ImageFormat = options.format.map { $0 == .heif ? .jpeg : $0 } ?? (bitmap.hasTransparency ? .png : .jpeg)
         let encoded: [UInt8]
         switch format {
         case .png:
             encoded = try codec { try PNGEncoder.encode(bitmap, iccProfile: colour.outputProfile) }
-        case .jpeg, .heif, .webp:
+        case .webp:
+            let quality = min(100, max(0, options.jpegQuality))
+            encoded = try codec { try WebPEncoder.encode(bitmap, quality: quality) }
+        case .jpeg, .heif:
             let opaque: Bitmap
             switch bitmap.layout {
             case .grayAlpha: opaque = bitmap.converted(to: .gray)
