@@ -7,20 +7,22 @@ public enum ImageCodec {
         switch ImageFormat.sniff(bytes) {
         case .jpeg: return try JPEGDecoder.probe(bytes, limits: limits)
         case .png: return try PNGDecoder.probe(bytes, limits: limits)
-        case .heif, .webp: throw notYetDecoded
+        case .webp: return try WebPDecoder.probe(bytes, limits: limits)
+        case .heif: throw notYetDecoded
         case nil: throw ImageCodecError(.notAnImage, "not a JPEG or PNG file")
         }
     }
 
     /// Decodes at `scale` of the stored size. JPEG scales in the DCT domain (libjpeg's
-    /// ceil(size × M / 8)); PNG box-averages rows by 8 / M as they are inflated.
+    /// ceil(size × M / 8)); PNG and WebP box-average rows by 8 / M as they are produced.
     /// No EXIF orientation is applied: see `Orientation.apply(to:)`.
     public static func decode(_ bytes: [UInt8], scale: DecodeScale = .full, limits: DecodeLimits = .default) throws -> DecodedImage {
         try limits.check(inputBytes: bytes.count)
         switch ImageFormat.sniff(bytes) {
         case .jpeg: return try JPEGDecoder.decode(bytes, scale: scale.numerator, limits: limits)
         case .png: return try PNGDecoder.decode(bytes, reduction: 8 / scale.numerator, limits: limits)
-        case .heif, .webp: throw notYetDecoded
+        case .webp: return try WebPDecoder.decode(bytes, reduction: 8 / scale.numerator, limits: limits)
+        case .heif: throw notYetDecoded
         case nil: throw ImageCodecError(.notAnImage, "not a JPEG or PNG file")
         }
     }
@@ -36,13 +38,14 @@ public enum ImageCodec {
         switch ImageFormat.sniff(bytes) {
         case .jpeg: return try limits.check(JPEGDecoder.memoryEstimate(bytes, scale: scale.numerator, limits: limits))
         case .png: return try limits.check(PNGDecoder.memoryEstimate(bytes, reduction: 8 / scale.numerator, limits: limits))
-        case .heif, .webp: throw notYetDecoded
+        case .webp: return try limits.check(WebPDecoder.memoryEstimate(bytes, reduction: 8 / scale.numerator, limits: limits))
+        case .heif: throw notYetDecoded
         case nil: throw ImageCodecError(.notAnImage, "not a JPEG or PNG file")
         }
     }
 
     /// Recognised formats whose decoders are still being written.
-    private static var notYetDecoded: ImageCodecError { ImageCodecError(.unsupported, "HEIF and WebP decoding are not available in this build") }
+    private static var notYetDecoded: ImageCodecError { ImageCodecError(.unsupported, "HEIF decoding is not available in this build") }
 
     /// The smallest reduction whose output is still at least `minWidth` × `minHeight` in stored
     /// orientation: what a thumbnail needs before an exact resample.
