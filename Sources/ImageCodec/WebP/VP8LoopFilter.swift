@@ -9,7 +9,11 @@ enum VP8LoopFilter {
     @inline(__always) private static func abs(_ v: Int32) -> Int32 { v < 0 ? -v : v }
 
     /// The common two-tap adjustment of p0 and q0 (libwebp DoFilter2).
-    @inline(__always)
+    ///
+    /// The pixel primitives are not inlined on purpose: inlined into `normalEdge` after
+    /// `highVariance`, swiftc 6.3.1 -O dropped this function's store to p0 (reproduced in
+    /// isolation, correct at -Onone); the conformance fixtures catch a regression.
+    @inline(never)
     private static func filter2(_ p: UnsafeMutablePointer<UInt8>, _ step: Int) {
         let p1 = Int32(p[-2 &* step]), p0 = Int32(p[-step]), q0 = Int32(p[0]), q1 = Int32(p[step])
         let a = 3 &* (q0 &- p0) &+ clamp128(p1 &- q1)
@@ -20,7 +24,7 @@ enum VP8LoopFilter {
     }
 
     /// Inner-edge filter without high edge variance: p1, p0, q0, q1 change (DoFilter4).
-    @inline(__always)
+    @inline(never)
     private static func filter4(_ p: UnsafeMutablePointer<UInt8>, _ step: Int) {
         let p1 = Int32(p[-2 &* step]), p0 = Int32(p[-step]), q0 = Int32(p[0]), q1 = Int32(p[step])
         let a = 3 &* (q0 &- p0)
@@ -34,7 +38,7 @@ enum VP8LoopFilter {
     }
 
     /// Macroblock-edge filter without high edge variance: three pixels each side (DoFilter6).
-    @inline(__always)
+    @inline(never)
     private static func filter6(_ p: UnsafeMutablePointer<UInt8>, _ step: Int) {
         let p2 = Int32(p[-3 &* step]), p1 = Int32(p[-2 &* step]), p0 = Int32(p[-step])
         let q0 = Int32(p[0]), q1 = Int32(p[step]), q2 = Int32(p[2 &* step])
@@ -50,19 +54,19 @@ enum VP8LoopFilter {
         p[2 &* step] = pixel(q2 &- a3)
     }
 
-    @inline(__always)
+    @inline(never)
     private static func highVariance(_ p: UnsafeMutablePointer<UInt8>, _ step: Int, _ threshold: Int32) -> Bool {
         let p1 = Int32(p[-2 &* step]), p0 = Int32(p[-step]), q0 = Int32(p[0]), q1 = Int32(p[step])
         return abs(p1 &- p0) > threshold || abs(q1 &- q0) > threshold
     }
 
-    @inline(__always)
+    @inline(never)
     private static func needsFilter(_ p: UnsafeMutablePointer<UInt8>, _ step: Int, _ t: Int32) -> Bool {
         let p1 = Int32(p[-2 &* step]), p0 = Int32(p[-step]), q0 = Int32(p[0]), q1 = Int32(p[step])
         return 4 &* abs(p0 &- q0) &+ abs(p1 &- q1) <= t
     }
 
-    @inline(__always)
+    @inline(never)
     private static func needsFilter2(_ p: UnsafeMutablePointer<UInt8>, _ step: Int, _ t: Int32, _ it: Int32) -> Bool {
         let p3 = Int32(p[-4 &* step]), p2 = Int32(p[-3 &* step]), p1 = Int32(p[-2 &* step]), p0 = Int32(p[-step])
         let q0 = Int32(p[0]), q1 = Int32(p[step]), q2 = Int32(p[2 &* step]), q3 = Int32(p[3 &* step])
