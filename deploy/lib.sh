@@ -23,7 +23,7 @@ ensure_packages() {
 # libcurl4-openssl-dev: FoundationNetworking links libcurl when the Swift libraries are static.
 RUNTIME_PACKAGES=(libfcgi-dev zlib1g-dev libcurl4-openssl-dev nginx spawn-fcgi)
 DEMO_PACKAGES=(mate-backgrounds lomiri-wallpapers-16.04 lomiri-wallpapers-20.04 lxqt-themes sddm-theme-maldives)
-TEST_PACKAGES=(libjpeg-turbo-progs libvips-tools python3-pil pngcheck imagemagick chromium wrk hyperfine curl)
+TEST_PACKAGES=(libjpeg-turbo-progs webp libvips-tools python3-pil pngcheck imagemagick chromium wrk hyperfine curl)
 
 # pid_alive PIDFILE NAME: true when the pid file names a live process whose command is NAME.
 pid_alive() {
