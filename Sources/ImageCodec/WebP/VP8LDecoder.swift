@@ -102,9 +102,11 @@ enum VP8LDecoder {
             }
             groupCount = largest + 1
             groupOf = [Int32](repeating: -1, count: groupCount)
+            for value in metaImage { groupOf[Int(value)] = 0 }
+            // Compact indices in group order: the tables are stored in the order they are read.
             var next: Int32 = 0
-            for value in metaImage where groupOf[Int(value)] < 0 {
-                groupOf[Int(value)] = next
+            for group in 0..<groupCount where groupOf[group] == 0 {
+                groupOf[group] = next
                 next += 1
             }
         }
