@@ -8,13 +8,13 @@ public enum ImageCodec {
         case .jpeg: return try JPEGDecoder.probe(bytes, limits: limits)
         case .png: return try PNGDecoder.probe(bytes, limits: limits)
         case .heif: return try HEIFDecoder.probe(bytes, limits: limits)
-        case .webp: throw notYetDecoded
-        case nil: throw ImageCodecError(.notAnImage, "not a JPEG or PNG file")
+        case .webp: return try WebPDecoder.probe(bytes, limits: limits)
+        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF or WebP file")
         }
     }
 
     /// Decodes at `scale` of the stored size. JPEG scales in the DCT domain (libjpeg's
-    /// ceil(size × M / 8)); PNG box-averages rows by 8 / M as they are inflated; HEIF
+    /// ceil(size × M / 8)); PNG and WebP box-average rows by 8 / M as they are produced; HEIF
     /// box-averages each decoded tile into the output (its size is the displayed one).
     /// No EXIF orientation is applied: see `Orientation.apply(to:)`.
     ///
@@ -28,8 +28,8 @@ public enum ImageCodec {
         case .jpeg: return try JPEGDecoder.decode(bytes, scale: scale.numerator, limits: limits, cmyk: cmyk)
         case .png: return try PNGDecoder.decode(bytes, reduction: 8 / scale.numerator, limits: limits)
         case .heif: return try HEIFDecoder.decode(bytes, reduction: 8 / scale.numerator, limits: limits)
-        case .webp: throw notYetDecoded
-        case nil: throw ImageCodecError(.notAnImage, "not a JPEG or PNG file")
+        case .webp: return try WebPDecoder.decode(bytes, reduction: 8 / scale.numerator, limits: limits)
+        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF or WebP file")
         }
     }
 
@@ -45,8 +45,8 @@ public enum ImageCodec {
         case .jpeg: return try limits.check(JPEGDecoder.memoryEstimate(bytes, scale: scale.numerator, limits: limits))
         case .png: return try limits.check(PNGDecoder.memoryEstimate(bytes, reduction: 8 / scale.numerator, limits: limits))
         case .heif: return try limits.check(HEIFDecoder.memoryEstimate(bytes, reduction: 8 / scale.numerator, limits: limits))
-        case .webp: throw notYetDecoded
-        case nil: throw ImageCodecError(.notAnImage, "not a JPEG or PNG file")
+        case .webp: return try limits.check(WebPDecoder.memoryEstimate(bytes, reduction: 8 / scale.numerator, limits: limits))
+        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF or WebP file")
         }
     }
 
@@ -70,7 +70,6 @@ public enum ImageCodec {
     }
 
     /// Recognised formats whose decoders are still being written.
-    private static var notYetDecoded: ImageCodecError { ImageCodecError(.unsupported, "WebP decoding is not available in this build") }
 
     /// The smallest reduction whose output is still at least `minWidth` × `minHeight` in stored
     /// orientation: what a thumbnail needs before an exact resample.

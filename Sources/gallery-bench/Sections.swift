@@ -7,6 +7,7 @@ struct BenchSection: Sendable {
 let benchSections: [BenchSection] = [
     BenchSection(name: "jpeg", run: JPEGDecodeBench.run),
     BenchSection(name: "png", run: PNGDecodeBench.run),
+    BenchSection(name: "webp", run: WebPDecodeBench.run),
     BenchSection(name: "encode", run: EncodeBench.run),
     BenchSection(name: "webp-encode", run: WebPEncodeBench.run),
     BenchSection(name: "thumb", run: ThumbnailBench.run),

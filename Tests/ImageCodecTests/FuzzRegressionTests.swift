@@ -20,10 +20,10 @@ private func findings(_ target: String) -> [URL] {
 
 @Suite("Fuzz findings stay fixed")
 struct FuzzRegressionTests {
-    @Test("image findings (fuzz-jpeg, fuzz-png) decode or throw at every scale, sizes consistent")
+    @Test("image findings (fuzz-jpeg, fuzz-png, fuzz-webp) decode or throw at every scale, sizes consistent")
     func imageFindings() throws {
         var inputs = 0, decoded = 0
-        for url in findings("fuzz-jpeg") + findings("fuzz-png") {
+        for url in findings("fuzz-jpeg") + findings("fuzz-png") + findings("fuzz-webp") {
             let bytes = try [UInt8](Data(contentsOf: url))
             inputs += 1
             #expect(ImageFuzzChecks.problems(bytes, decoded: &decoded) == [], "\(url.lastPathComponent)")

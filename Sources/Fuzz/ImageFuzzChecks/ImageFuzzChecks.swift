@@ -1,7 +1,7 @@
 import ImageCodec
 
 /// The invariants every image input must keep, shared by the fuzz targets (fuzz-jpeg,
-/// fuzz-png, which trap on a broken one) and the regression test that replays their findings.
+/// fuzz-png, fuzz-webp, which trap on a broken one) and the regression test that replays their findings.
 ///
 /// Probes, then decodes at every scale through the public façade. Small limits keep a hostile
 /// header from turning one input into gigabytes. Beyond "no crash": a failure is an

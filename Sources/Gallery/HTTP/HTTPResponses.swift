@@ -89,7 +89,7 @@ struct ErrorPages: Sendable {
         case 404: return "There is no album or photo at this address."
         case 405: return "This gallery only answers GET and HEAD requests."
         case 414: return "The address is longer than this gallery accepts."
-        case 415: return "The file behind this photo is not a JPEG or PNG image."
+        case 415: return "The file behind this photo is not an image this gallery reads (JPEG, PNG, HEIC or WebP)."
         case 422: return "The file behind this photo is damaged and cannot be decoded."
         case 502: return "The place this photo comes from did not answer properly."
         case 503: return "The gallery is busy right now. Please try again in a moment."

@@ -7,11 +7,11 @@ import Glibc
 /// the catalog (which lists them) and the pipeline (which reads them).
 public enum ImageFiles {
     /// Formats with a decoder in this build.
-    static let served: Set<ImageFormat> = [.jpeg, .png, .heif]
+    static let served: Set<ImageFormat> = [.jpeg, .png, .heif, .webp]
 
     /// File name endings (lowercase, with the dot) of the served formats: `.hif` is what
     /// Canon and Sony cameras call their 10-bit HEIF files.
-    public static let extensions = [".jpg", ".jpeg", ".png", ".heic", ".heif", ".hif"]
+    public static let extensions = [".jpg", ".jpeg", ".png", ".heic", ".heif", ".hif", ".webp"]
 
     /// Whether the file's name ends in a served extension (any case), or else its first bytes
     /// are the signature of a served format (a photo saved without an extension).

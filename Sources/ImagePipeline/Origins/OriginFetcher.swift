@@ -138,7 +138,7 @@ private final class Transfer: @unchecked Sendable {
         }
         guard let format = ImageFormat.sniff(data) else {
             let type = response.value(forHTTPHeaderField: "Content-Type") ?? "no content type"
-            throw .notAnImage("\(source): \(type), not a JPEG or PNG")
+            throw .notAnImage("\(source): \(type), not an image format we read")
         }
         return .fetched(FetchedOriginal(bytes: data, format: format,
                                         etag: response.value(forHTTPHeaderField: "ETag"),

@@ -38,7 +38,7 @@ public struct ImageFacts: Sendable, Equatable {
             if let chroma = info.sampling.first { parts.append(chroma) }
             if info.tileCount > 1 { parts.append("\(info.tileCount) tiles") }
             return parts.joined(separator: ", ")
-        case .webp: return "WebP"
+        case .webp: return info.colorSpace == "RGB" ? "WebP, lossless" : "WebP"
         }
     }
 }

@@ -1,0 +1,177 @@
+/// Decoded VP8 planes: 4:2:0 Y, U, V at macroblock-aligned size (the visible frame is the
+/// top-left `width` × `height`).
+struct VP8Planes {
+    let width: Int
+    let height: Int
+    let yStride: Int
+    let uvStride: Int
+    var y: [UInt8]
+    var u: [UInt8]
+    var v: [UInt8]
+
+    /// Bytes the planes of a `width` × `height` frame take; nil on overflow.
+    static func byteCount(width: Int, height: Int) -> Int? {
+        let mbw = (width + 15) >> 4, mbh = (height + 15) >> 4
+        guard let luma = DecodeMemoryEstimate.product([mbw, mbh, 256]) else { return nil }
+        return DecodeMemoryEstimate.sum([luma, luma / 2])
+    }
+}
+
+/// Runs the macroblock loop of a VP8 key frame: modes from the first partition, tokens from
+/// the token partitions (row r uses partition r mod count), prediction plus residue in a small
+/// work area whose edges hold the unfiltered neighbours, then the loop filter over each
+/// finished macroblock row in the planes.
+///
+/// Why whole planes: the loop filter reaches three rows back into the previous macroblock row
+/// and the fancy chroma upsampler one chroma row forward, so rows become final with a lag;
+/// keeping the 1.5 bytes per pixel of YUV (instead of a band ring) keeps this simple, and the
+/// RGB(A) output is still produced and box-reduced row by row from them.
+enum VP8FrameDecoder {
+    private static let workStride = 32
+
+    static func decode(_ file: UnsafeBufferPointer<UInt8>, chunk: Range<Int>) throws -> VP8Planes {
+        var (header, modes) = try VP8FrameHeader.read(file, chunk: chunk)
+        let mbw = header.macroblockColumns, mbh = header.macroblockRows
+        let yStride = mbw * 16, uvStride = mbw * 8
+        var planes = VP8Planes(width: header.width, height: header.height, yStride: yStride, uvStride: uvStride,
+                               y: [UInt8](repeating: 0, count: yStride * mbh * 16),
+                               u: [UInt8](repeating: 0, count: uvStride * mbh * 8),
+                               v: [UInt8](repeating: 0, count: uvStride * mbh * 8))
+        var tokenDecoders = header.tokenPartitions.map { VP8BoolDecoder(file, $0) }
+        var reader = VP8MacroblockReader(header: header)
+        let ws = workStride
+        let work = UnsafeMutablePointer<UInt8>.allocate(capacity: ws * 35)
+        work.initialize(repeating: 0, count: ws * 35)
+        let coefficients = UnsafeMutablePointer<Int16>.allocate(capacity: 384)
+        coefficients.initialize(repeating: 0, count: 384)
+        let top = UnsafeMutablePointer<UInt8>.allocate(capacity: yStride + 2 * uvStride)
+        top.initialize(repeating: 0, count: yStride + 2 * uvStride)
+        defer { work.deallocate(); coefficients.deallocate(); top.deallocate() }
+        let yw = work + ws + 4, uw = work + 18 * ws + 4, vw = work + 27 * ws + 4
+        let yTop = top, uTop = top + yStride, vTop = top + yStride + uvStride
+        var filterInfo = [(strength: VP8FrameHeader.FilterStrength, inner: Bool)](
+            repeating: (VP8FrameHeader.FilterStrength(limit: 0, interior: 0, hevThreshold: 0), false), count: mbw)
+
+        try planes.y.withUnsafeMutableBufferPointer { yBuffer in
+            try planes.u.withUnsafeMutableBufferPointer { uBuffer in
+                try planes.v.withUnsafeMutableBufferPointer { vBuffer in
+                    let yPlane = yBuffer.baseAddress!, uPlane = uBuffer.baseAddress!, vPlane = vBuffer.baseAddress!
+                    for mby in 0..<mbh {
+                        reader.startRow()
+                        let partition = mby & (tokenDecoders.count - 1)
+                        var tokens = tokenDecoders[partition]
+                        startRow(yw: yw, uw: uw, vw: vw, firstRow: mby == 0)
+                        for mbx in 0..<mbw {
+                            var mb = VP8Macroblock()
+                            reader.readModes(&modes, x: mbx, into: &mb)
+                            reader.readCoefficients(&tokens, x: mbx, mb: &mb, coefficients: coefficients)
+                            if mbx > 0 { shiftLeftColumns(yw: yw, uw: uw, vw: vw) }
+                            if mby > 0 {
+                                (yw - ws).update(from: yTop + mbx * 16, count: 16)
+                                (uw - ws).update(from: uTop + mbx * 8, count: 8)
+                                (vw - ws).update(from: vTop + mbx * 8, count: 8)
+                            }
+                            reconstruct(mb, coefficients: coefficients, yw: yw, uw: uw, vw: vw, mbx: mbx, mby: mby,
+                                        mbw: mbw, yTop: yTop)
+                            if mby < mbh - 1 {
+                                (yTop + mbx * 16).update(from: yw + 15 * ws, count: 16)
+                                (uTop + mbx * 8).update(from: uw + 7 * ws, count: 8)
+                                (vTop + mbx * 8).update(from: vw + 7 * ws, count: 8)
+                            }
+                            for j in 0..<16 { (yPlane + (mby * 16 + j) * yStride + mbx * 16).update(from: yw + j * ws, count: 16) }
+                            for j in 0..<8 {
+                                (uPlane + (mby * 8 + j) * uvStride + mbx * 8).update(from: uw + j * ws, count: 8)
+                                (vPlane + (mby * 8 + j) * uvStride + mbx * 8).update(from: vw + j * ws, count: 8)
+                            }
+                            filterInfo[mbx] = (header.filterStrengths[mb.segment * 2 + (mb.is4x4 ? 1 : 0)], mb.is4x4 || !mb.skip)
+                        }
+                        tokenDecoders[partition] = tokens
+                        if modes.pastEnd { throw ImageCodecError(.truncated, "VP8 first partition ends early (macroblock row \(mby))") }
+                        if tokens.pastEnd { throw ImageCodecError(.truncated, "VP8 token partition ends early (macroblock row \(mby))") }
+                        if header.loopFilter != .none {
+                            for mbx in 0..<mbw where filterInfo[mbx].strength.limit > 0 {
+                                let info = filterInfo[mbx]
+                                let y = yPlane + mby * 16 * yStride + mbx * 16
+                                if header.loopFilter == .simple {
+                                    VP8LoopFilter.simple(y: y, stride: yStride, left: mbx > 0, top: mby > 0, inner: info.inner,
+                                                         limit: info.strength.limit)
+                                } else {
+                                    VP8LoopFilter.normal(y: y, u: uPlane + mby * 8 * uvStride + mbx * 8,
+                                                         v: vPlane + mby * 8 * uvStride + mbx * 8,
+                                                         yStride: yStride, uvStride: uvStride, left: mbx > 0, top: mby > 0,
+                                                         inner: info.inner, strength: info.strength)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return planes
+    }
+
+    /// Left edge 129 and, on the first row, the top edge 127 (libwebp's frame borders).
+    private static func startRow(yw: UnsafeMutablePointer<UInt8>, uw: UnsafeMutablePointer<UInt8>, vw: UnsafeMutablePointer<UInt8>, firstRow: Bool) {
+        let ws = workStride
+        for j in 0..<16 { yw[j * ws - 1] = 129 }
+        for j in 0..<8 { uw[j * ws - 1] = 129; vw[j * ws - 1] = 129 }
+        if firstRow {
+            (yw - ws - 1).update(repeating: 127, count: 21)
+            (uw - ws - 1).update(repeating: 127, count: 9)
+            (vw - ws - 1).update(repeating: 127, count: 9)
+        } else {
+            yw[-ws - 1] = 129; uw[-ws - 1] = 129; vw[-ws - 1] = 129
+        }
+    }
+
+    /// The previous macroblock's last four columns (and its top row's) become the left context.
+    private static func shiftLeftColumns(yw: UnsafeMutablePointer<UInt8>, uw: UnsafeMutablePointer<UInt8>, vw: UnsafeMutablePointer<UInt8>) {
+        let ws = workStride
+        for j in -1..<16 { (yw + j * ws - 4).update(from: yw + j * ws + 12, count: 4) }
+        for j in -1..<8 {
+            (uw + j * ws - 4).update(from: uw + j * ws + 4, count: 4)
+            (vw + j * ws - 4).update(from: vw + j * ws + 4, count: 4)
+        }
+    }
+
+    private static func dcEdges(mbx: Int, mby: Int) -> VP8IntraPrediction.DCEdges {
+        if mbx == 0 { return mby == 0 ? .none : .noLeft }
+        return mby == 0 ? .noTop : .both
+    }
+
+    private static func reconstruct(_ mb: VP8Macroblock, coefficients: UnsafeMutablePointer<Int16>,
+                                    yw: UnsafeMutablePointer<UInt8>, uw: UnsafeMutablePointer<UInt8>, vw: UnsafeMutablePointer<UInt8>,
+                                    mbx: Int, mby: Int, mbw: Int, yTop: UnsafeMutablePointer<UInt8>) {
+        let ws = workStride
+        let bits = mb.nonZeroBlocks
+        if mb.is4x4 {
+            let topRight = yw - ws + 16
+            if mby > 0 {
+                if mbx < mbw - 1 {
+                    topRight.update(from: yTop + (mbx + 1) * 16, count: 4)
+                } else {
+                    topRight.update(repeating: yTop[mbx * 16 + 15], count: 4)
+                }
+            }
+            for k in 1...3 { (topRight + 4 * k * ws).update(from: topRight, count: 4) }
+            for n in 0..<16 {
+                let dst = yw + (n & 3) * 4 + (n >> 2) * 4 * ws
+                VP8IntraPrediction.predictSubblock(dst, stride: ws, mode: mb.lumaModes[n])
+                if bits & (1 << UInt32(n)) != 0 { VP8InverseTransform.addIDCT(coefficients + n * 16, to: dst, stride: ws) }
+            }
+        } else {
+            VP8IntraPrediction.predictBlock(yw, stride: ws, size: 16, mode: mb.lumaModes[0], edges: dcEdges(mbx: mbx, mby: mby))
+            for n in 0..<16 where bits & (1 << UInt32(n)) != 0 {
+                VP8InverseTransform.addIDCT(coefficients + n * 16, to: yw + (n & 3) * 4 + (n >> 2) * 4 * ws, stride: ws)
+            }
+        }
+        let edges = dcEdges(mbx: mbx, mby: mby)
+        VP8IntraPrediction.predictBlock(uw, stride: ws, size: 8, mode: mb.chromaMode, edges: edges)
+        VP8IntraPrediction.predictBlock(vw, stride: ws, size: 8, mode: mb.chromaMode, edges: edges)
+        for k in 0..<4 {
+            let offset = (k & 1) * 4 + (k >> 1) * 4 * ws
+            if bits & (1 << UInt32(16 + k)) != 0 { VP8InverseTransform.addIDCT(coefficients + (16 + k) * 16, to: uw + offset, stride: ws) }
+            if bits & (1 << UInt32(20 + k)) != 0 { VP8InverseTransform.addIDCT(coefficients + (20 + k) * 16, to: vw + offset, stride: ws) }
+        }
+    }
+}

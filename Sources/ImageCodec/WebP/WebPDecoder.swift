@@ -1,0 +1,197 @@
+/// WebP decoding: RIFF container → VP8 (lossy, with optional ALPH) or VP8L (lossless) →
+/// RGB(A) rows → first-frame placement on the canvas → (optionally) box reduction by 8 / M.
+///
+/// Output matches `dwebp`'s default output (fancy chroma upsampling, libwebp's YUV→RGB; PAM
+/// for alpha). An animation decodes its first frame, placed on a transparent canvas as a
+/// viewer first shows it. EXIF orientation is reported, not applied.
+///
+/// Memory: lossy frames keep their YUV planes (1.5 bytes per pixel) and lossless ones their
+/// ARGB pixels (4 bytes per pixel) for the whole frame, because the loop filter / upsampler and
+/// the lossless predictor reach back into earlier rows; the RGB(A) rows are then produced one
+/// at a time and box-reduced as they come, so a thumbnail never holds a full RGBA bitmap.
+enum WebPDecoder {
+    static func probe(_ bytes: [UInt8], limits: DecodeLimits) throws -> ImageInfo {
+        try bytes.withUnsafeBufferPointer { file in
+            let container = try WebPContainer.read(file)
+            try limits.check(width: container.canvasWidth, height: container.canvasHeight)
+            return info(container, file, limits: limits)
+        }
+    }
+
+    static func memoryEstimate(_ bytes: [UInt8], reduction: Int, limits: DecodeLimits) throws -> DecodeMemoryEstimate {
+        try checkReduction(reduction)
+        return try bytes.withUnsafeBufferPointer { file in
+            let container = try WebPContainer.read(file)
+            try limits.check(width: container.canvasWidth, height: container.canvasHeight)
+            return Sizing(container, file, reduction: reduction).memory
+        }
+    }
+
+    /// Decodes at 1/`reduction` of the canvas size (1, 2, 4 or 8), box-averaging
+    /// reduction × reduction blocks. The info keeps the stored size.
+    static func decode(_ bytes: [UInt8], reduction: Int, limits: DecodeLimits) throws -> DecodedImage {
+        try checkReduction(reduction)
+        return try bytes.withUnsafeBufferPointer { file in
+            let container = try WebPContainer.read(file)
+            try limits.check(width: container.canvasWidth, height: container.canvasHeight)
+            let sizing = Sizing(container, file, reduction: reduction)
+            try limits.check(sizing.memory)
+            let frame = try WebPFrameSource(container, file)
+            let pixels = try render(frame, container, sizing: sizing, reduction: reduction)
+            let bitmap = try Bitmap(width: sizing.outWidth, height: sizing.outHeight, layout: sizing.layout, pixels: pixels)
+            return DecodedImage(bitmap: bitmap, info: info(container, file, limits: limits))
+        }
+    }
+
+    static func checkReduction(_ reduction: Int) throws {
+        guard [1, 2, 4, 8].contains(reduction) else {
+            throw ImageCodecError(.invalidArgument, "WebP reduction \(reduction) is not 1, 2, 4 or 8")
+        }
+    }
+
+    /// Whether the decoded image carries alpha: an ALPH chunk, the lossless alpha hint or VP8X
+    /// flag, or a first animation frame that leaves part of the canvas uncovered.
+    static func hasAlpha(_ c: WebPContainer) -> Bool {
+        let frameAlpha = c.bitstream == .lossy ? c.alpha != nil : c.alphaFlag
+        let uncovered = c.frameWidth != c.canvasWidth || c.frameHeight != c.canvasHeight
+        return frameAlpha || (c.animated && (uncovered || c.alphaFlag))
+    }
+
+    private static func info(_ c: WebPContainer, _ file: UnsafeBufferPointer<UInt8>, limits: DecodeLimits) -> ImageInfo {
+        var exif = ExifMetadata()
+        if let range = c.exif {
+            var tiff = Array(file[range])[...]
+            // Some writers keep the JPEG APP1 "Exif\0\0" prefix in the chunk.
+            if tiff.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) { tiff = tiff.dropFirst(6) }
+            exif = ExifReader.parse(tiff: tiff)
+        }
+        let alpha = hasAlpha(c)
+        let icc = c.iccProfile.flatMap { $0.count <= limits.maxMetadataBytes ? $0 : nil }
+        return ImageInfo(format: .webp, width: c.canvasWidth, height: c.canvasHeight, components: alpha ? 4 : 3,
+                         hasAlpha: alpha, bitDepth: 8, progressive: false,
+                         colorSpace: c.bitstream == .lossy ? "YCbCr" : "RGB",
+                         sampling: c.bitstream == .lossy ? ["2x2", "1x1", "1x1"] : [],
+                         exif: exif, iccProfile: icc)
+    }
+
+    /// The output of one decode and the buffers it allocates, from the container alone, so
+    /// that `decode` and `memoryEstimate` cannot drift apart.
+    struct Sizing {
+        let layout: Bitmap.Layout
+        let outWidth: Int
+        let outHeight: Int
+        let memory: DecodeMemoryEstimate
+
+        init(_ c: WebPContainer, _ file: UnsafeBufferPointer<UInt8>, reduction: Int) {
+            layout = WebPDecoder.hasAlpha(c) ? .rgba : .rgb
+            outWidth = (c.canvasWidth + reduction - 1) / reduction
+            outHeight = (c.canvasHeight + reduction - 1) / reduction
+            let channels = layout.channels
+            var m = DecodeMemoryEstimate("\(c.bitstream == .lossy ? "lossy" : "lossless") WebP \(c.canvasWidth)x\(c.canvasHeight) at \(8 / reduction)/8")
+            switch c.bitstream {
+            case .lossy:
+                m.add("YUV planes", bytes: VP8Planes.byteCount(width: c.frameWidth, height: c.frameHeight))
+                if let alpha = c.alpha {
+                    m.add("alpha", c.frameWidth, c.frameHeight)
+                    if alpha.count > 0, file[alpha.lowerBound] & 3 == 1 { m.add("alpha ARGB", c.frameWidth, c.frameHeight, 4) }
+                }
+            case .lossless:
+                m.add("ARGB", bytes: VP8LDecoder.byteCount(width: c.frameWidth, height: c.frameHeight))
+            }
+            m.add("rows", c.canvasWidth + c.frameWidth, channels)
+            if reduction > 1 {
+                m.add("reduction sums", bytes: PNGBoxReducer.sumBytes(width: c.canvasWidth, height: c.canvasHeight,
+                                                                       channels: channels, factor: reduction, scattered: false))
+            }
+            m.add("output", outWidth, outHeight, channels)
+            memory = m
+        }
+    }
+
+    /// Places the frame's rows on the canvas and writes them, reduced, into the output.
+    private static func render(_ frame: WebPFrameSource, _ c: WebPContainer, sizing: Sizing, reduction: Int) throws -> [UInt8] {
+        let channels = sizing.layout.channels
+        let count = sizing.outWidth * sizing.outHeight * channels
+        let canvasWidth = c.canvasWidth, canvasHeight = c.canvasHeight
+        let covers = c.frameX == 0 && c.frameY == 0 && c.frameWidth == canvasWidth && c.frameHeight == canvasHeight
+        let canvasRow = UnsafeMutablePointer<UInt8>.allocate(capacity: canvasWidth * channels)
+        let frameRow = UnsafeMutablePointer<UInt8>.allocate(capacity: c.frameWidth * channels)
+        defer { canvasRow.deallocate(); frameRow.deallocate() }
+        let reducer = reduction > 1 ? PNGBoxReducer(width: canvasWidth, height: canvasHeight, layout: sizing.layout, factor: reduction) : nil
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let out = buffer.baseAddress!
+            for y in 0..<canvasHeight {
+                let dst = reducer == nil ? out + y * canvasWidth * channels : canvasRow
+                if covers {
+                    frame.row(y, channels: channels, into: dst)
+                } else {
+                    dst.update(repeating: 0, count: canvasWidth * channels)
+                    if y >= c.frameY && y < c.frameY + c.frameHeight {
+                        frame.row(y - c.frameY, channels: channels, into: frameRow)
+                        (dst + c.frameX * channels).update(from: frameRow, count: c.frameWidth * channels)
+                    }
+                }
+                reducer?.add(dst, output: out)
+            }
+            initialized = count
+        }
+    }
+}
+
+/// The decoded frame, able to write any of its rows as RGB or RGBA bytes.
+struct WebPFrameSource {
+    private var planes: VP8Planes?
+    private var alpha: [UInt8]?
+    private var argb: [UInt32]?
+    let width: Int
+    let height: Int
+
+    init(_ c: WebPContainer, _ file: UnsafeBufferPointer<UInt8>) throws {
+        width = c.frameWidth
+        height = c.frameHeight
+        switch c.bitstream {
+        case .lossy:
+            let decoded = try VP8FrameDecoder.decode(file, chunk: c.image)
+            planes = decoded
+            if let range = c.alpha {
+                alpha = try WebPAlphaDecoder.decode(file, range, width: width, height: height)
+            }
+        case .lossless:
+            argb = try VP8LDecoder.decode(file, c.image).argb
+        }
+    }
+
+    /// Row `y` as `channels` (3 or 4) bytes per pixel; alpha is 255 where the frame has none.
+    func row(_ y: Int, channels: Int, into out: UnsafeMutablePointer<UInt8>) {
+        if let planes {
+            planes.y.withUnsafeBufferPointer { yp in
+                planes.u.withUnsafeBufferPointer { up in
+                    planes.v.withUnsafeBufferPointer { vp in
+                        if let alpha {
+                            alpha.withUnsafeBufferPointer { ap in
+                                VP8YUVConverter.convertRow(yp.baseAddress!, y: y, width: width, height: height, yStride: planes.yStride,
+                                                           uPlane: up.baseAddress!, vPlane: vp.baseAddress!, uvStride: planes.uvStride,
+                                                           alpha: ap.baseAddress!, channels: channels, out: out)
+                            }
+                        } else {
+                            VP8YUVConverter.convertRow(yp.baseAddress!, y: y, width: width, height: height, yStride: planes.yStride,
+                                                       uPlane: up.baseAddress!, vPlane: vp.baseAddress!, uvStride: planes.uvStride,
+                                                       alpha: nil, channels: channels, out: out)
+                        }
+                    }
+                }
+            }
+        } else if let argb {
+            argb.withUnsafeBufferPointer { p in
+                let row = p.baseAddress! + y * width
+                for x in 0..<width {
+                    let v = row[x], o = out + x &* channels
+                    o[0] = UInt8(truncatingIfNeeded: v >> 16)
+                    o[1] = UInt8(truncatingIfNeeded: v >> 8)
+                    o[2] = UInt8(truncatingIfNeeded: v)
+                    if channels == 4 { o[3] = UInt8(truncatingIfNeeded: v >> 24) }
+                }
+            }
+        }
+    }
+}
