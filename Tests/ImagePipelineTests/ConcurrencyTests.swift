@@ -69,7 +69,7 @@ import Testing
             do {
                 // The two running renders hold their slots until the three beyond the queue
                 // have been refused.
-                try limiter.run { () throws(PipelineError) in waitUntil { outcomes.all.filter { !$0 }.count == 3 } }
+                try limiter.run { () throws(PipelineError) in _ = waitUntil { outcomes.all.filter { !$0 }.count == 3 } }
                 outcomes.add(true)
             } catch {
                 outcomes.add(false)

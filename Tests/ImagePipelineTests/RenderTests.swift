@@ -249,3 +249,31 @@ import Testing
         #expect(image.width == width && image.height == height)
     }
 }
+
+/// HEIC renders: the iPhone photo (48 tiles, turned by `irot`, with a 240×320 `thmb` item).
+@Suite struct HEICRenderTests {
+    static let arrow = "heic/heif_other_arrow.heic"
+
+    @Test func embeddedThumbnailIsUsedOnlyWhenItCovers() throws {
+        let info = try ImageCodec.probe(try fixtureBytes(Self.arrow))
+        #expect(Renderer.coveringThumbnail(info, width: 240, height: 320)?.width == 240)
+        #expect(Renderer.coveringThumbnail(info, width: 480, height: 640) == nil)
+    }
+
+    @Test func gridAndDetailSizesRenderUpright() throws {
+        let bytes = try fixtureBytes(Self.arrow)
+        // 240x240 comes from the thumbnail item, 480 from the tiles.
+        let cover = try Renderer.render(bytes, mode: .cover(width: 240, height: 240))
+        #expect(cover.image.width == 240 && cover.image.height == 240)
+        let fit = try Renderer.render(bytes, mode: .fit(maxEdge: 480))
+        #expect(fit.image.width == 360 && fit.image.height == 480, "portrait after irot")
+        // The arrow points up: its tip (dark ink) is in the top half, centred.
+        let decoded = try ImageCodec.decode(fit.image.bytes).bitmap.converted(to: .gray)
+        func darkness(_ y0: Int, _ y1: Int) -> Int {
+            var n = 0
+            for y in y0..<y1 { for x in 150..<210 where decoded.pixels[y * decoded.width + x] < 100 { n += 1 } }
+            return n
+        }
+        #expect(darkness(20, 60) > 0, "the arrow's tip is at the top")
+    }
+}

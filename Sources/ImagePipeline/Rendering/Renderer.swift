@@ -91,13 +91,28 @@ public enum Renderer {
 
         // The decoder works in stored orientation: the plan turns with the image.
         let stored = storedPlan(plan, orientation: info.orientation)
-        let scale = decodeScale(for: info, width: stored.scaledWidth, height: stored.scaledHeight, headroom: options.decodeHeadroom)
+        // An embedded thumbnail (HEIF `thmb`, already upright) that covers the planned size is
+        // decoded instead of the primary image, as libvips does: a grid thumbnail of a 12 MP
+        // iPhone photo then costs one small HEVC picture instead of 48 tiles.
+        let thumbnail = info.orientation == .up ? Self.coveringThumbnail(info, width: stored.scaledWidth, height: stored.scaledHeight) : nil
+        var source = info
+        if let thumbnail {
+            source.width = thumbnail.width
+            source.height = thumbnail.height
+        }
+        let scale = decodeScale(for: source, width: stored.scaledWidth, height: stored.scaledHeight, headroom: options.decodeHeadroom)
 
-        let needed = try codec { [bytes] in try ImageCodec.memoryEstimate(bytes, scale: scale, limits: options.limits) }
+        let needed = try codec { [bytes] in
+            try thumbnail.map { try ImageCodec.thumbnailMemoryEstimate(bytes, $0, scale: scale, limits: options.limits) }
+                ?? ImageCodec.memoryEstimate(bytes, scale: scale, limits: options.limits)
+        }
         var decodeSeconds = 0.0
         var bitmap = try budget.withReservation(needed) { () throws(PipelineError) -> Bitmap in
             let start = DispatchTime.now().uptimeNanoseconds
-            let decoded = try codec { [bytes] in try ImageCodec.decode(bytes, scale: scale, limits: options.limits, cmyk: colour.cmyk).bitmap }
+            let decoded = try codec { [bytes] in
+                try thumbnail.map { try ImageCodec.decodeThumbnail(bytes, $0, scale: scale, limits: options.limits).bitmap }
+                    ?? ImageCodec.decode(bytes, scale: scale, limits: options.limits, cmyk: colour.cmyk).bitmap
+            }
             decodeSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             bytes = []
 
@@ -109,7 +124,7 @@ public enum Renderer {
             // Scale and crop in one pass over the exact source area: a decode at M/8 is
             // ceil(size·M/8) pixels but the picture ends inside the last one, and resizing
             // the whole bitmap would shift and stretch it by up to a pixel.
-            var region = stored.sourceRegion(sourceWidth: info.width, sourceHeight: info.height, decodeScale: scale)
+            var region = stored.sourceRegion(sourceWidth: source.width, sourceHeight: source.height, decodeScale: scale)
             region.width = min(region.width, Double(decoded.width) - region.x)
             region.height = min(region.height, Double(decoded.height) - region.y)
             return try codec {
@@ -141,6 +156,11 @@ public enum Renderer {
         let image = RenderedImage(bytes: encoded, contentType: format.mimeType, width: bitmap.width, height: bitmap.height,
                                   averageColour: AverageColour.hex(of: bitmap))
         return RenderOutcome(image: image, passthrough: false, decodeScale: scale, decodeSeconds: decodeSeconds, warnings: colour.warnings)
+    }
+
+    /// The smallest embedded thumbnail at least `width` × `height`, if any.
+    static func coveringThumbnail(_ info: ImageInfo, width: Int, height: Int) -> EmbeddedThumbnail? {
+        info.embeddedThumbnails.first { $0.width >= width && $0.height >= height }
     }
 
     /// `plan` (made on the displayed size) in stored orientation: the scaled size swaps axes
