@@ -13,7 +13,11 @@ usage:
   gallery decode IN OUT [--scale M/8] [--orient]     write .ppm, .pgm, .pam or .png
   gallery probe IN                                    one JSON line
   gallery thumb IN OUT (--size 480 | --cover 240x240) [--quality 82]
-  gallery warm (--root DIR | --manifest FILE) --sizes 240,480,...
+  gallery warm --url http://127.0.0.1:8080/ [--concurrency N] [--verify] [--timeout S]
+                                                      visit every page, load every linked image
+                                                      (fills nginx's image cache)
+  gallery warm --root DIR --sizes 280x210,800 --out DIR [--quality Q] [--concurrency N]
+                                                      render every photo into files, one decode each
 """
 
 /// Writes one line to standard error (stderr as a C global is not concurrency-safe in Swift 6).

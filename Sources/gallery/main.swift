@@ -13,7 +13,7 @@ case "serve": status = ServeCommand.run(rest)
 case "decode": status = CodecCommands.decode(rest)
 case "probe": status = CodecCommands.probe(rest)
 case "thumb": status = PipelineCommands.thumb(rest)
-case "warm": status = PipelineCommands.warm(rest)
+case "warm": status = WarmCommand.run(rest)
 case "help", "--help", "-h":
     print(usageText)
     status = 0

@@ -75,39 +75,69 @@ public enum Renderer {
     /// the decoded bitmap has been resampled (the bitmap is part of the estimate).
     static func render(_ bytes: consuming [UInt8], mode: ResizeMode, options: RenderOptions,
                        budget: DecodeMemoryBudget) throws(PipelineError) -> RenderOutcome {
+        try render(consume bytes, modes: [mode], options: options, budget: budget)[0]
+    }
+
+    /// Renders `bytes` to every mode of `modes` with one decode: the decode scale is the
+    /// smallest that covers the largest planned size, and every size is resampled from that
+    /// one bitmap. Outcomes come back in the order of `modes` (a mode the original already
+    /// answers is a passthrough, as in `render(_:mode:options:)`); every outcome reports the
+    /// shared decode's scale and time.
+    ///
+    /// A size whose one-by-one render would have decoded at a smaller DCT scale is resampled
+    /// here from the larger decode: the Lanczos step then averages more source pixels, so the
+    /// result differs slightly from the one-by-one render (it is, if anything, more accurate);
+    /// sizes that share the scale come out byte-identical. One failure fails them all.
+    public static func render(_ bytes: consuming [UInt8], modes: [ResizeMode], options: RenderOptions = RenderOptions()) throws(PipelineError) -> [RenderOutcome] {
+        try render(consume bytes, modes: modes, options: options, budget: .unbounded)
+    }
+
+    /// `render(_:modes:options:)` under `budget` (see the single-mode form).
+    static func render(_ bytes: consuming [UInt8], modes: [ResizeMode], options: RenderOptions,
+                       budget: DecodeMemoryBudget) throws(PipelineError) -> [RenderOutcome] {
+        guard !modes.isEmpty else { return [] }
         let info = try codec { try ImageCodec.probe(bytes, limits: options.limits) }
         var colour = ColourStage.plan(for: info, output: options.colour)
-        let plan = mode.plan(width: info.orientedWidth, height: info.orientedHeight, allowUpscale: false)
-        guard plan.outputWidth > 0, plan.outputHeight > 0, plan.scaledWidth > 0, plan.scaledHeight > 0 else {
-            throw .undecodable("empty resize plan for \(info.orientedWidth)x\(info.orientedHeight)")
+        var plans: [ResizePlan] = []
+        for mode in modes {
+            let plan = mode.plan(width: info.orientedWidth, height: info.orientedHeight, allowUpscale: false)
+            guard plan.outputWidth > 0, plan.outputHeight > 0, plan.scaledWidth > 0, plan.scaledHeight > 0 else {
+                throw .undecodable("empty resize plan for \(info.orientedWidth)x\(info.orientedHeight)")
+            }
+            plans.append(plan)
         }
 
+        var outcomes = [RenderOutcome?](repeating: nil, count: modes.count)
         let naturalFormat: ImageFormat = info.hasAlpha && info.format == .png ? .png : .jpeg
-        if options.allowPassthrough, info.orientation == .up, info.format == (options.format ?? naturalFormat),
-           plan.outputWidth == info.width, plan.outputHeight == info.height {
-            let image = RenderedImage(bytes: bytes, contentType: info.format.mimeType, width: info.width, height: info.height)
-            return RenderOutcome(image: image, passthrough: true, decodeScale: nil, decodeSeconds: 0)
+        if options.allowPassthrough, info.orientation == .up, info.format == (options.format ?? naturalFormat) {
+            for (i, plan) in plans.enumerated() where plan.outputWidth == info.width && plan.outputHeight == info.height {
+                let image = RenderedImage(bytes: copy bytes, contentType: info.format.mimeType, width: info.width, height: info.height)
+                outcomes[i] = RenderOutcome(image: image, passthrough: true, decodeScale: nil, decodeSeconds: 0)
+            }
         }
+        let pending = outcomes.indices.filter { outcomes[$0] == nil }
+        if pending.isEmpty { return outcomes.map { $0! } }
 
-        // The decoder works in stored orientation: the plan turns with the image.
-        let stored = storedPlan(plan, orientation: info.orientation)
+        // The decoder works in stored orientation: the plans turn with the image.
+        let stored = pending.map { storedPlan(plans[$0], orientation: info.orientation) }
+        let coverWidth = stored.map(\.scaledWidth).max()!, coverHeight = stored.map(\.scaledHeight).max()!
         // An embedded thumbnail (HEIF `thmb`, already upright) that covers the planned size is
         // decoded instead of the primary image, as libvips does: a grid thumbnail of a 12 MP
         // iPhone photo then costs one small HEVC picture instead of 48 tiles.
-        let thumbnail = info.orientation == .up ? Self.coveringThumbnail(info, width: stored.scaledWidth, height: stored.scaledHeight) : nil
+        let thumbnail = info.orientation == .up ? Self.coveringThumbnail(info, width: coverWidth, height: coverHeight) : nil
         var source = info
         if let thumbnail {
             source.width = thumbnail.width
             source.height = thumbnail.height
         }
-        let scale = decodeScale(for: source, width: stored.scaledWidth, height: stored.scaledHeight, headroom: options.decodeHeadroom)
+        let scale = decodeScale(for: source, width: coverWidth, height: coverHeight, headroom: options.decodeHeadroom)
 
         let needed = try codec { [bytes] in
             try thumbnail.map { try ImageCodec.thumbnailMemoryEstimate(bytes, $0, scale: scale, limits: options.limits) }
                 ?? ImageCodec.memoryEstimate(bytes, scale: scale, limits: options.limits)
         }
         var decodeSeconds = 0.0
-        var bitmap = try budget.withReservation(needed) { () throws(PipelineError) -> Bitmap in
+        let resized = try budget.withReservation(needed) { () throws(PipelineError) -> [Bitmap] in
             let start = DispatchTime.now().uptimeNanoseconds
             let decoded = try codec { [bytes] in
                 try thumbnail.map { try ImageCodec.decodeThumbnail(bytes, $0, scale: scale, limits: options.limits).bitmap }
@@ -115,25 +145,44 @@ public enum Renderer {
             }
             decodeSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             bytes = []
-
-            if scale == .full, stored.scaledWidth == decoded.width, stored.scaledHeight == decoded.height {
-                return try codec {
-                    try decoded.cropped(x: stored.cropX, y: stored.cropY, width: stored.outputWidth, height: stored.outputHeight)
-                }
+            var out: [Bitmap] = []
+            for plan in stored {
+                out.append(try resample(decoded, plan: plan, source: source, scale: scale))
             }
-            // Scale and crop in one pass over the exact source area: a decode at M/8 is
-            // ceil(size·M/8) pixels but the picture ends inside the last one, and resizing
-            // the whole bitmap would shift and stretch it by up to a pixel.
-            var region = stored.sourceRegion(sourceWidth: source.width, sourceHeight: source.height, decodeScale: scale)
-            region.width = min(region.width, Double(decoded.width) - region.x)
-            region.height = min(region.height, Double(decoded.height) - region.y)
+            return out
+        }
+        for (k, i) in pending.enumerated() {
+            var bitmap = resized[k]
+            colour.apply(to: &bitmap)
+            bitmap = info.orientation.apply(to: bitmap)
+            let image = try encode(bitmap, colour: colour, options: options)
+            outcomes[i] = RenderOutcome(image: image, passthrough: false, decodeScale: scale, decodeSeconds: decodeSeconds,
+                                        warnings: colour.warnings)
+        }
+        return outcomes.map { $0! }
+    }
+
+    /// The planned size (stored orientation) from a decode at `scale` of `source`.
+    private static func resample(_ decoded: Bitmap, plan stored: ResizePlan, source: ImageInfo,
+                                 scale: DecodeScale) throws(PipelineError) -> Bitmap {
+        if scale == .full, stored.scaledWidth == decoded.width, stored.scaledHeight == decoded.height {
             return try codec {
-                try Resampler.resize(decoded, width: stored.outputWidth, height: stored.outputHeight, region: region)
+                try decoded.cropped(x: stored.cropX, y: stored.cropY, width: stored.outputWidth, height: stored.outputHeight)
             }
         }
-        colour.apply(to: &bitmap)
-        bitmap = info.orientation.apply(to: bitmap)
+        // Scale and crop in one pass over the exact source area: a decode at M/8 is
+        // ceil(size·M/8) pixels but the picture ends inside the last one, and resizing
+        // the whole bitmap would shift and stretch it by up to a pixel.
+        var region = stored.sourceRegion(sourceWidth: source.width, sourceHeight: source.height, decodeScale: scale)
+        region.width = min(region.width, Double(decoded.width) - region.x)
+        region.height = min(region.height, Double(decoded.height) - region.y)
+        return try codec {
+            try Resampler.resize(decoded, width: stored.outputWidth, height: stored.outputHeight, region: region)
+        }
+    }
 
+    /// The upright, colour-converted `bitmap` encoded in the format `options` ask for.
+    private static func encode(_ bitmap: Bitmap, colour: ColourPlan, options: RenderOptions) throws(PipelineError) -> RenderedImage {
         // HEIF is read, never written: asking for it gets a JPEG (and says so in its type).
         let format: ImageFormat = options.format.map { $0 == .heif ? .jpeg : $0 } ?? (bitmap.hasTransparency ? .png : .jpeg)
         let encoded: [UInt8]
@@ -153,9 +202,8 @@ public enum Renderer {
             let quality = min(100, max(1, options.jpegQuality))
             encoded = try codec { try JPEGEncoder.encode(opaque, quality: quality, subsampling: .s420, iccProfile: colour.outputProfile) }
         }
-        let image = RenderedImage(bytes: encoded, contentType: format.mimeType, width: bitmap.width, height: bitmap.height,
-                                  averageColour: AverageColour.hex(of: bitmap))
-        return RenderOutcome(image: image, passthrough: false, decodeScale: scale, decodeSeconds: decodeSeconds, warnings: colour.warnings)
+        return RenderedImage(bytes: encoded, contentType: format.mimeType, width: bitmap.width, height: bitmap.height,
+                             averageColour: AverageColour.hex(of: bitmap))
     }
 
     /// The smallest embedded thumbnail at least `width` × `height`, if any.

@@ -1,0 +1,142 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The warm section: a static build of the 8 largest photos of the folder at sigal's default
+/// sizes (thumbnail 280×210 cropped, image fit in 800×600), ours (`gallery warm --root --out`,
+/// one decode per photo) beside sigal 2.6.1 (PIL) in the same run. Both run on every core
+/// (sigal's default process pool, our default thread count) and write JPEG quality 85
+/// (sigal's default). Wall time and CPU time (user + system of the whole process tree), and
+/// peak memory as the largest sum of the RSS of the process and its children, sampled every
+/// 5 ms from /proc (sigal works in several processes; our warm in one).
+/// sigal is looked for in $SIGAL, /tmp/sigal-venv/bin/sigal, then PATH.
+enum WarmBench {
+    static let sizes = "280x210,800"
+
+    static func run(_ context: BenchContext) {
+        let photos = context.photos([".jpg", ".jpeg", ".png"])
+            .sorted { fileSize($0) > fileSize($1) }.prefix(8)
+        guard !photos.isEmpty else { print("\n## warm\nno photos in \(context.photoDir)"); return }
+        let dir = context.scratchDir + "/warm"
+        try? FileManager.default.removeItem(atPath: dir)
+        try? FileManager.default.createDirectory(atPath: dir + "/photos/album", withIntermediateDirectories: true)
+        for photo in photos {
+            let target = dir + "/photos/album/" + (photo as NSString).lastPathComponent
+            if link(photo, target) != 0 { try? FileManager.default.copyItem(atPath: photo, toPath: target) }
+        }
+        let totalMB = Double(photos.map(fileSize).reduce(0, +)) / 1e6
+        var table = Table(title: "warm: \(photos.count) photos (\(String(format: "%.1f", totalMB)) MB) at 280x210 crop + 800x600 fit, JPEG q85, whole process trees, median of \(min(3, context.runs)) runs",
+                          columns: ["tool", "wall s", "CPU s", "peak RSS MiB", "wall vs sigal", "CPU vs sigal", "RSS vs sigal"])
+        let runs = min(3, max(1, context.runs))
+        let ours = measureTree(runs: runs) {
+            try? FileManager.default.removeItem(atPath: dir + "/ours")
+            return [context.galleryBinary, "warm", "--root", dir + "/photos", "--sizes", sizes, "--out", dir + "/ours", "--quality", "85"]
+        }
+        guard let ours else { print(table.render() + "ours failed to run"); return }
+        guard let sigal = findSigal() else {
+            table.add(["ours (gallery warm --root)", f(ours.wall), f(ours.cpu), mib(ours.peakKiB), "-", "-", "-"])
+            print(table.render(), terminator: "")
+            print("sigal skipped: not installed (python3 -m venv /tmp/sigal-venv && /tmp/sigal-venv/bin/pip install sigal==2.6.1)")
+            return
+        }
+        let config = dir + "/sigal.conf.py"
+        try? """
+        source = '\(dir)/photos'
+        destination = '\(dir)/sigal'
+        thumb_size = (280, 210)
+        img_size = (800, 600)
+        jpg_options = {'quality': 85, 'optimize': True, 'progressive': True}
+        keep_orig = False
+        zip_gallery = False
+        write_html = False
+        """.write(toFile: config, atomically: true, encoding: .utf8)
+        let theirs = measureTree(runs: runs) {
+            try? FileManager.default.removeItem(atPath: dir + "/sigal")
+            return [sigal, "build", "-c", config, "-f", dir + "/photos", dir + "/sigal"]
+        }
+        guard let theirs else { print(table.render() + "sigal failed to run"); return }
+        table.add(["ours (gallery warm --root)", f(ours.wall), f(ours.cpu), mib(ours.peakKiB),
+                   ratio(ours.wall, theirs.wall), ratio(ours.cpu, theirs.cpu), ratio(Double(ours.peakKiB), Double(theirs.peakKiB))])
+        table.add(["sigal 2.6.1", f(theirs.wall), f(theirs.cpu), mib(theirs.peakKiB), "1.00x", "1.00x", "1.00x"])
+        print(table.render(), terminator: "")
+        let written = ((try? FileManager.default.subpathsOfDirectory(atPath: dir + "/ours")) ?? []).filter { $0.hasSuffix(".jpg") }.count
+        print("ours wrote \(written) files; targets: wall ≤ 0.25x and peak RSS ≤ 0.25x of sigal's")
+    }
+
+    struct TreeRun { var wall: Double; var cpu: Double; var peakKiB: Int }
+
+    /// Median wall and CPU time over `runs`, and the largest peak tree RSS seen.
+    static func measureTree(runs: Int, _ argv: () -> [String]) -> TreeRun? {
+        var walls: [Double] = [], cpus: [Double] = [], peak = 0
+        for _ in 0..<runs {
+            guard let r = runTree(argv()) else { return nil }
+            walls.append(r.wall)
+            cpus.append(r.cpu)
+            peak = max(peak, r.peakKiB)
+        }
+        return TreeRun(wall: walls.sorted()[walls.count / 2], cpu: cpus.sorted()[cpus.count / 2], peakKiB: peak)
+    }
+
+    /// One run: spawn, sample the tree's RSS until it exits, wait4 for its CPU time.
+    static func runTree(_ argv: [String]) -> TreeRun? {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let cArgs = argv.map { strdup($0) } + [nil]
+        defer { cArgs.forEach { free($0) } }
+        var pid: pid_t = 0
+        let start = DispatchTime.now().uptimeNanoseconds
+        guard posix_spawnp(&pid, argv[0], &actions, nil, cArgs, environ) == 0 else { return nil }
+        var peak = 0
+        var status: Int32 = 0
+        var usage = rusage()
+        while true {
+            let done = wait4(pid, &status, WNOHANG, &usage)
+            if done == pid { break }
+            if done < 0 && errno != EINTR { return nil }
+            peak = max(peak, treeRSSKiB(pid))
+            usleep(5000)
+        }
+        let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else { return nil }
+        let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        return TreeRun(wall: wall, cpu: cpu, peakKiB: peak)
+    }
+
+    /// Sum of VmRSS of `root` and every process below it.
+    static func treeRSSKiB(_ root: pid_t) -> Int {
+        var parent: [pid_t: pid_t] = [:]
+        var rss: [pid_t: Int] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(name), let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+            guard fields.count > 22, let ppid = pid_t(fields[1]), let pages = Int(fields[21]) else { continue }
+            parent[pid] = ppid
+            rss[pid] = pages * Int(sysconf(Int32(_SC_PAGESIZE))) / 1024
+        }
+        var total = 0
+        for (pid, kib) in rss {
+            var p = pid
+            var depth = 0
+            while p != root, let up = parent[p], up > 1, depth < 64 { p = up; depth += 1 }
+            if p == root { total += kib }
+        }
+        return total
+    }
+
+    static func findSigal() -> String? {
+        var candidates = [ProcessInfo.processInfo.environment["SIGAL"], "/tmp/sigal-venv/bin/sigal"].compactMap { $0 }
+        candidates += (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { $0 + "/sigal" }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    static func fileSize(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+    }
+
+    static func f(_ x: Double) -> String { String(format: "%.2f", x) }
+}
