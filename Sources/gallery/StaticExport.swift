@@ -72,7 +72,8 @@ struct StaticExport: Sendable {
 
     private func export(_ relative: String) -> Result {
         let source = root + "/" + relative
-        let stem = relative.lastIndex(of: ".").map { String(relative[..<$0]) } ?? relative
+        let nameStart = relative.lastIndex(of: "/").map { relative.index(after: $0) } ?? relative.startIndex
+        let stem = relative[nameStart...].lastIndex(of: ".").map { String(relative[..<$0]) } ?? relative
         var sourceStat = stat()
         guard stat(source, &sourceStat) == 0 else { return .failed(String(cString: strerror(errno))) }
         let targets = sizes.map { out + "/" + $0.description + "/" + stem }

@@ -1,5 +1,6 @@
 import Foundation
 import Gallery
+import ImageCodec
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -79,5 +80,22 @@ import Glibc
         #expect(Subprocess.wait(pid) == 1)
         let usage = try Subprocess.spawn(binary, ["warm", "--url", "https://example.org/"])
         #expect(Subprocess.wait(usage) == 2)
+    }
+
+    /// `gallery warm --root --out` writes every photo at every size, and a second run skips them.
+    @Test(.enabled(if: FaultPaths.gallery != nil)) func rootExportWritesFilesOnce() throws {
+        let library = try TestLibrary.make()
+        defer { library.remove() }
+        let binary = try FaultPaths.gallery.orThrow("no gallery binary")
+        let out = (library.root as NSString).deletingLastPathComponent + "/export"
+        let first = try Subprocess.run(binary, ["warm", "--root", library.root, "--sizes", "80x60,200", "--out", out])
+        #expect(first.contains("14 files written, 0 photos up to date, 0 failed"), "\(first)")
+        let flower = try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: out + "/200/Trips/Flower.jpg")))).bitmap
+        #expect(flower.width == 200 && flower.height == 125)
+        let cover = try ImageCodec.decode(Array(try Data(contentsOf: URL(fileURLWithPath: out + "/80x60/Big_Photo.jpg")))).bitmap
+        #expect(cover.width == 80 && cover.height == 60)
+        #expect(FileManager.default.fileExists(atPath: out + "/200/Trips/Square.png") || FileManager.default.fileExists(atPath: out + "/200/Trips/Square.jpg"))
+        let second = try Subprocess.run(binary, ["warm", "--root", library.root, "--sizes", "80x60,200", "--out", out])
+        #expect(second.contains("0 files written, 7 photos up to date"), "\(second)")
     }
 }
