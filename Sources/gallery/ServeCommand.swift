@@ -23,7 +23,8 @@ enum ServeCommand {
             let pipeline = ImagePipeline(configuration: pipelineConfiguration)
             let app = try GalleryApp(configuration: GalleryConfiguration(
                 libraryRoot: options.root, templatesDirectory: options.templates, publicDirectory: options.publicDirectory,
-                siteTitle: options.title, rescanInterval: options.rescanSeconds, pageLookupBudget: options.pageWaitSeconds),
+                siteTitle: options.title, rescanInterval: options.rescanSeconds, pageLookupBudget: options.pageWaitSeconds,
+                maxDownloads: options.maxDownloads, shareKeyFile: options.shareKeyFile),
                 pipeline: pipeline, log: log)
             log("gallery: library \(options.root): \(app.catalog.albums.count) albums, \(app.catalog.items.count) items")
             let server = FastCGIServer(configuration: FastCGIConfiguration(address: options.address, threads: options.threads),
@@ -48,6 +49,8 @@ struct ServeOptions {
     var logFile: String?
     var rescanSeconds = GalleryConfiguration.defaultRescanInterval
     var pageWaitSeconds = GalleryConfiguration.defaultPageLookupBudget
+    var maxDownloads = GalleryConfiguration.defaultMaxDownloads
+    var shareKeyFile: String?
     var tuning = PipelineTuning()
 
     struct Problem: Error, CustomStringConvertible { var description: String }
@@ -55,7 +58,8 @@ struct ServeOptions {
     static func parse(_ args: [String], environment env: [String: String]) throws -> ServeOptions {
         var values: [String: String] = [:]
         var rest = args[...]
-        let known = ["--root", "--socket", "--listen", "--threads", "--cache-dir", "--templates", "--public", "--title", "--log", "--rescan", "--page-wait"]
+        let known = ["--root", "--socket", "--listen", "--threads", "--cache-dir", "--templates", "--public", "--title", "--log", "--rescan", "--page-wait",
+                     "--max-downloads", "--share-key"]
             + PipelineTuning.flags.map(\.flag)
         while let flag = rest.popFirst() {
             guard known.contains(flag) else { throw Problem(description: "unknown option \(flag)") }
@@ -88,6 +92,11 @@ struct ServeOptions {
             guard let s = Double(w), s >= 0, s <= 600 else { throw Problem(description: "--page-wait wants seconds in [0, 600]") }
             options.pageWaitSeconds = s
         }
+        if let d = pick("--max-downloads", "GALLERY_MAX_DOWNLOADS") {
+            guard let n = Int(d), n >= 1, n <= 1024 else { throw Problem(description: "--max-downloads wants 1...1024") }
+            options.maxDownloads = n
+        }
+        options.shareKeyFile = pick("--share-key", "GALLERY_SHARE_KEY").map(absolute)
         options.title = pick("--title", "GALLERY_TITLE") ?? options.title
         options.logFile = pick("--log", "GALLERY_LOG")
         for knob in PipelineTuning.flags {

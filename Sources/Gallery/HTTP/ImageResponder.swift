@@ -9,8 +9,9 @@ import ImagePipeline
 extension GalleryApp {
     static let immutable = "public, max-age=31536000, immutable"
 
-    func image(itemID: String, spec: SizeSpec, requestedVersion: String?, request: FastCGIRequest) -> FastCGIResponse {
+    func image(itemID: String, spec: SizeSpec, requestedVersion: String?, catalog: Catalog, request: FastCGIRequest) -> FastCGIResponse {
         guard let item = catalog.items[itemID] else { return errors.response(404) }
+        let prefix = catalog.linkPrefix
         let version: String
         do {
             try pipeline.validate(spec)
@@ -19,7 +20,7 @@ extension GalleryApp {
             return failure(error, item: item)
         }
         guard requestedVersion == version else {
-            return HTTPResponses.redirect(to: ImageLinks.url(id: item.id, spec: spec.description, version: version))
+            return HTTPResponses.redirect(to: ImageLinks.url(id: item.id, spec: spec.description, version: version, prefix: prefix))
         }
         let etag = ImagePipeline.etag(version: version, spec: spec)
         var headers: [(name: String, value: String)] = [("ETag", etag), ("Cache-Control", GalleryApp.immutable),
@@ -33,12 +34,12 @@ extension GalleryApp {
         if !rendered.version.isEmpty, rendered.version != version {
             // A revalidation replaced the remote original between the version check and the
             // render: these pixels belong to the new version's URL, not to this immutable one.
-            return HTTPResponses.redirect(to: ImageLinks.url(id: item.id, spec: spec.description, version: rendered.version))
+            return HTTPResponses.redirect(to: ImageLinks.url(id: item.id, spec: spec.description, version: rendered.version, prefix: prefix))
         }
         return FastCGIResponse(status: 200, headers: [("Content-Type", rendered.contentType)] + headers, body: rendered.bytes)
     }
 
-    func original(itemID: String, request: FastCGIRequest) -> FastCGIResponse {
+    func original(itemID: String, catalog: Catalog, request: FastCGIRequest) -> FastCGIResponse {
         guard let item = catalog.items[itemID] else { return errors.response(404) }
         let original: OriginalImage
         do { original = try pipeline.original(url: item.sourceURL) } catch { return failure(error, item: item) }

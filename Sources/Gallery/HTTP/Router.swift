@@ -8,6 +8,8 @@ public enum Route: Equatable, Sendable {
     case photo(id: String)
     /// `/album/<id>/photos?page=N`: one album page of photos as JSON, for the viewer.
     case albumPhotos(id: String, page: Int)
+    /// `/album/<id>/download` (`?sub=1`: with the albums below it): the originals as a ZIP.
+    case albumDownload(id: String, subalbums: Bool)
     case original(id: String)
     /// `spec` parsed from "480" or "240x240"; `version` from `?v=`, nil when absent or malformed.
     case image(id: String, spec: SizeSpec, version: String?)
@@ -49,6 +51,8 @@ public enum Router {
         case 3 where segments[0] == "album" && StableID.isWellFormed(segments[1]) && segments[2] == "photos":
             guard let page = pageNumber(params) else { return .notFound }
             return .albumPhotos(id: segments[1], page: page)
+        case 3 where segments[0] == "album" && StableID.isWellFormed(segments[1]) && segments[2] == "download":
+            return .albumDownload(id: segments[1], subalbums: params["sub"] == "1")
         case 3 where segments[0] == "img" && StableID.isWellFormed(segments[1]):
             guard let spec = SizeSpec(parsing: segments[2]) else { return .badImageSize(id: segments[1]) }
             let v = params["v"].flatMap { isVersionShape($0) ? $0 : nil }
@@ -56,6 +60,18 @@ public enum Router {
         default:
             return .notFound
         }
+    }
+
+    /// A share link's path, "/s/<token>/<rest>", split into the token and the path it opens
+    /// ("/" for the link itself); nil for any other path. The token is only checked for shape
+    /// here (1-64 base64url characters); `ShareLinks` decides what it opens.
+    public static func shareScope(path: String) -> (token: String, rest: String)? {
+        guard path.hasPrefix("/s/") else { return nil }
+        let after = path.dropFirst(3)
+        let slash = after.firstIndex(of: "/")
+        let token = after[..<(slash ?? after.endIndex)]
+        guard !token.isEmpty, token.utf8.count <= 64, token.utf8.allSatisfy(isPathByte), !token.utf8.contains(0x2F) else { return nil }
+        return (String(token), slash.map { String(after[$0...]) } ?? "/")
     }
 
     /// 1 when absent; nil (not found) when malformed or out of range.

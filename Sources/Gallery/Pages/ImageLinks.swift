@@ -12,8 +12,10 @@ enum ImageLinks {
     static let coverSizes = "(max-width: 540px) 46vw, 240px"
 
     /// The image URL; without a version (not known yet) it redirects to the versioned one.
-    static func url(id: String, spec: String, version: String?) -> String {
-        version.map { "/img/\(id)/\(spec)?v=\($0)" } ?? "/img/\(id)/\(spec)"
+    /// `prefix` is the catalog's `linkPrefix` ("/s/<token>" under a share link), so the URL of
+    /// a shared photo is a capability and caches keyed by URL keep shares apart.
+    static func url(id: String, spec: String, version: String?, prefix: String = "") -> String {
+        prefix + (version.map { "/img/\(id)/\(spec)?v=\($0)" } ?? "/img/\(id)/\(spec)")
     }
 
     static func coverSpec(scale: Int) -> String {
@@ -25,7 +27,8 @@ enum ImageLinks {
     /// never enlarged, so a source whose shorter side is under a square's edge renders that
     /// square at the shorter side (600×400 → 240x240 240w, 480x480 400w; 720x720 would be
     /// 400 px again and is left out). Without it, all three at their nominal widths.
-    static func cover(id: String, version: String?, orientedWidth: Int? = nil, orientedHeight: Int? = nil) -> [String: TemplateValue] {
+    static func cover(id: String, version: String?, orientedWidth: Int? = nil, orientedHeight: Int? = nil,
+                      prefix: String = "") -> [String: TemplateValue] {
         var seen = Set<Int>()
         var candidates: [String] = []
         for scale in coverScales {
@@ -35,10 +38,10 @@ enum ImageLinks {
                 width = SizeSpec.cover(width: edge, height: edge).outputSize(width: w, height: h).width
             }
             guard seen.insert(width).inserted else { continue }
-            candidates.append("\(url(id: id, spec: coverSpec(scale: scale), version: version)) \(width)w")
+            candidates.append("\(url(id: id, spec: coverSpec(scale: scale), version: version, prefix: prefix)) \(width)w")
         }
         return [
-            "src": .string(url(id: id, spec: coverSpec(scale: 1), version: version)),
+            "src": .string(url(id: id, spec: coverSpec(scale: 1), version: version, prefix: prefix)),
             "srcset": .string(candidates.joined(separator: ", ")),
             "sizes": .string(coverSizes),
             "width": .int(coverEdge),
@@ -49,9 +52,9 @@ enum ImageLinks {
     /// Attributes of the detail image. With the displayed (oriented) source size known, width
     /// and height are exact and srcset lists only sizes that differ (no upscaling); without it
     /// only the 1x size is offered.
-    static func detail(id: String, version: String?, orientedWidth: Int?, orientedHeight: Int?) -> [String: TemplateValue] {
+    static func detail(id: String, version: String?, orientedWidth: Int?, orientedHeight: Int?, prefix: String = "") -> [String: TemplateValue] {
         let base = detailEdges[0]
-        var fields: [String: TemplateValue] = ["src": .string(url(id: id, spec: String(base), version: version))]
+        var fields: [String: TemplateValue] = ["src": .string(url(id: id, spec: String(base), version: version, prefix: prefix))]
         guard let w = orientedWidth, let h = orientedHeight, w > 0, h > 0 else {
             fields["width"] = .int(base)
             fields["height"] = .int(base * 2 / 3)
@@ -64,7 +67,7 @@ enum ImageLinks {
         for edge in detailEdges {
             let size = fitSize(width: w, height: h, maxEdge: edge)
             guard seen.insert(size.width).inserted else { continue }
-            candidates.append("\(url(id: id, spec: String(edge), version: version)) \(size.width)w")
+            candidates.append("\(url(id: id, spec: String(edge), version: version, prefix: prefix)) \(size.width)w")
         }
         fields["width"] = .int(first.width)
         fields["height"] = .int(first.height)

@@ -56,10 +56,11 @@ extension GalleryApp {
         for (offset, id) in slice.enumerated() {
             guard let item = catalog.items[id] else { continue }
             let f = facts[id] ?? PhotoFacts(lookup: .pending)
-            var photo = ViewerPhoto(index: start + offset, id: id, url: "/photo/\(id)", title: item.title,
+            var photo = ViewerPhoto(index: start + offset, id: id, url: catalog.linkPrefix + "/photo/\(id)", title: item.title,
                                     width: f.width, height: f.height, srcset: [], large: nil)
             if f.lookup != .failed {
-                photo.srcset = GalleryApp.viewerCandidates(id: id, version: f.version, width: f.width, height: f.height)
+                photo.srcset = GalleryApp.viewerCandidates(id: id, version: f.version, width: f.width, height: f.height,
+                                                           prefix: catalog.linkPrefix)
                 photo.large = photo.srcset.last?.src
             }
             photos.append(photo)
@@ -74,7 +75,7 @@ extension GalleryApp {
 
     /// The detail edges (960, 1920, 2560) as fit renders, without the ones that would come out
     /// the same size as a smaller one (a source never gets enlarged).
-    static func viewerCandidates(id: String, version: String?, width: Int?, height: Int?) -> [Candidate] {
+    static func viewerCandidates(id: String, version: String?, width: Int?, height: Int?, prefix: String = "") -> [Candidate] {
         var seen = Set<Int>()
         var out: [Candidate] = []
         for edge in ImageLinks.detailEdges {
@@ -83,7 +84,7 @@ extension GalleryApp {
                 w = ImageLinks.fitSize(width: width, height: height, maxEdge: edge).width
             }
             guard seen.insert(w).inserted else { continue }
-            out.append(Candidate(src: ImageLinks.url(id: id, spec: String(edge), version: version), width: w))
+            out.append(Candidate(src: ImageLinks.url(id: id, spec: String(edge), version: version, prefix: prefix), width: w))
         }
         return out
     }
@@ -93,7 +94,7 @@ extension GalleryApp {
     func viewerAttributes(albumID: String, catalog: Catalog) -> TemplateValue {
         guard let album = catalog.albums[albumID] else { return .null }
         return [
-            "feed": .string("/album/\(albumID)/photos"),
+            "feed": .string(catalog.linkPrefix + "/album/\(albumID)/photos"),
             "total": .int(album.itemIDs.count),
             "pageSize": .int(configuration.pageSize),
         ]
