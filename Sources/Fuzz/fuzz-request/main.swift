@@ -67,7 +67,12 @@ func fuzzRequest(method: String, target: String) {
     let request = FastCGIRequest(params: ["REQUEST_METHOD": method, "REQUEST_URI": target])
     let route = Router.route(path: request.path, query: request.query)
     checkRoute(route, path: request.path)
+    if let share = Router.shareScope(path: request.path) {
+        precondition(!share.token.isEmpty && !share.token.contains("/") && share.rest.hasPrefix("/"), "bad share split of \(request.path)")
+    }
     let response = RequestFuzzHarness.app.handle(request)
+    // A streamed body (an album ZIP) holds a download slot until the transport finishes it.
+    defer { response.stream?.finished() }
     if method == "GET" || method == "HEAD" {
         precondition(RequestFuzzHarness.expectedStatuses.contains(response.status) || response.status == 415
                      || response.status == 422 || response.status == 503,
@@ -137,7 +142,7 @@ func checkRoute(_ route: Route, path: String) {
     switch route {
     case .album(let id, let page), .albumPhotos(let id, let page):
         precondition(StableID.isWellFormed(id) && page >= 1 && page <= Router.maxPage, "bad album route")
-    case .photo(let id), .original(let id), .badImageSize(let id):
+    case .photo(let id), .original(let id), .badImageSize(let id), .albumDownload(let id, _):
         precondition(StableID.isWellFormed(id), "bad id \(id)")
     case .image(let id, let spec, let version):
         precondition(StableID.isWellFormed(id), "bad id \(id)")

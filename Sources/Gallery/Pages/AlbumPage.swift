@@ -30,6 +30,7 @@ extension GalleryApp {
                 img = ImageLinks.cover(id: item.id, version: version, orientedWidth: facts?.width, orientedHeight: facts?.height,
                                        prefix: catalog.linkPrefix)
                 img["placeholder"] = .optional(pipeline.placeholderColour(url: item.sourceURL, version: version))
+                img["preview"] = .optional(pipeline.placeholderImage(url: item.sourceURL, version: version))
             }
             img["lazy"] = .bool(eagerLeft <= 0)
             eagerLeft -= 1

@@ -127,8 +127,11 @@ public struct RenderedImage: Sendable {
     /// The mean colour of the rendered pixels as "#rrggbb" (pages paint it while the image
     /// loads); nil for a passthrough of the original bytes, whose pixels were never decoded.
     public var averageColour: String?
+    /// A tiny blurred likeness of the rendered pixels (cover renders only), for pages to paint
+    /// while the image loads; nil for other renders and passthroughs.
+    public var preview: PlaceholderPreview?
     public init(bytes: [UInt8], contentType: String, width: Int, height: Int, etag: String = "", version: String = "",
-                averageColour: String? = nil) {
+                averageColour: String? = nil, preview: PlaceholderPreview? = nil) {
         self.bytes = bytes
         self.contentType = contentType
         self.width = width
@@ -136,6 +139,7 @@ public struct RenderedImage: Sendable {
         self.etag = etag
         self.version = version
         self.averageColour = averageColour
+        self.preview = preview
     }
 }
 
@@ -189,6 +193,18 @@ public final class ImagePipeline: Sendable {
     /// ("#rrggbb"), or nil when none was made in this process.
     public func placeholderColour(url: String, version: String) -> String? {
         engine.placeholders[url + "|" + version]
+    }
+
+    /// The blurred preview of the smallest cover render made so far of `url` at `version`, or
+    /// nil when none was made in this process. Its `bytes` are what an index would store.
+    public func placeholderPreview(url: String, version: String) -> PlaceholderPreview? {
+        engine.previews[url + "|" + version]?.preview
+    }
+
+    /// `placeholderPreview` drawn as a small PNG `data:` URL for a CSS background (made once
+    /// per render, so pages only copy it), or nil.
+    public func placeholderImage(url: String, version: String) -> String? {
+        engine.previews[url + "|" + version]?.dataURL
     }
 
     /// The original bytes of `url`, fetched once and kept in the disk cache.

@@ -41,6 +41,13 @@ final class PipelineEngine: Sendable {
     private let infos = BoundedMap<String, ImageInfo>(limit: 10_000)
     /// Mean colours of cover renders by url|version, for pages to paint while images load.
     let placeholders = BoundedMap<String, String>(limit: 200_000)
+    /// Blurred previews of cover renders by url|version, with their data URL.
+    let previews = BoundedMap<String, DrawnPreview>(limit: 200_000)
+
+    struct DrawnPreview: Sendable {
+        var preview: PlaceholderPreview
+        var dataURL: String?
+    }
 
     private struct LocalVersion: Sendable {
         var stamp: LocalSource.Stamp
@@ -193,6 +200,9 @@ final class PipelineEngine: Sendable {
             renderCache.put(RenderCache.key(url: url, version: actualVersion, spec: spec), image)
             if case .cover = spec.mode, let colour = image.averageColour {
                 placeholders.set(colour, for: url + "|" + actualVersion, unless: { _ in true })
+            }
+            if let preview = image.preview, previews[url + "|" + actualVersion] == nil {
+                previews.set(DrawnPreview(preview: preview, dataURL: preview.dataURL()), for: url + "|" + actualVersion, unless: { _ in true })
             }
             return image
         }

@@ -153,8 +153,10 @@ public enum Renderer {
             let quality = min(100, max(1, options.jpegQuality))
             encoded = try codec { try JPEGEncoder.encode(opaque, quality: quality, subsampling: .s420, iccProfile: colour.outputProfile) }
         }
+        var preview: PlaceholderPreview?
+        if case .cover = mode { preview = PlaceholderPreview(of: bitmap) }
         let image = RenderedImage(bytes: encoded, contentType: format.mimeType, width: bitmap.width, height: bitmap.height,
-                                  averageColour: AverageColour.hex(of: bitmap))
+                                  averageColour: AverageColour.hex(of: bitmap), preview: preview)
         return RenderOutcome(image: image, passthrough: false, decodeScale: scale, decodeSeconds: decodeSeconds, warnings: colour.warnings)
     }
 
