@@ -58,7 +58,8 @@ import Glibc
             "Trips/Turned.jpg": root + "/Trips/Turned.jpg",
             "Trips/Square.png": root + "/Trips/Square.png",
             "Trips/2024 Summer/Stream.jpg": root + "/Trips/2024 Summer/Stream.jpg",
-            "Trips/2024 Summer/<script>alert(1).jpg": root + "/Trips/2024 Summer/<script>alert(1).jpg",
+            // "<" and ">" are refused by Windows: the archive names the file with "_" instead.
+            "Trips/2024 Summer/_script_alert(1).jpg": root + "/Trips/2024 Summer/<script>alert(1).jpg",
         ])
         let etag = try #require(full.header("ETag"))
 
@@ -83,14 +84,15 @@ import Glibc
         #expect(stack.stop(), "gallery log: \(stack.galleryLog)")
     }
 
-    /// A 2 GB album of sparse files (no disk used) streamed through nginx: the app's VmRSS,
+    /// A 1 GB album of sparse files (no disk used; GALLERY_ZIP_TEST_MB=2048 for the 2 GB
+    /// measurement in docs/downloads-and-sharing.md) streamed through nginx: the app's VmRSS,
     /// sampled every 20 ms during the download, must not grow; two slow downloads hold both
     /// slots and a third is answered 503 with Retry-After; the central directory of the big
     /// archive (fetched alone with a Range) names the right sizes and CRCs.
     @Test(.enabled(if: hasCurl)) func bigAlbumStreamsInConstantMemory() throws {
         let library = try TestLibrary.make()
         defer { library.remove() }
-        let megabytes = Int(ProcessInfo.processInfo.environment["GALLERY_ZIP_TEST_MB"] ?? "") ?? 2048
+        let megabytes = Int(ProcessInfo.processInfo.environment["GALLERY_ZIP_TEST_MB"] ?? "") ?? 1024
         let files = 20
         let fileBytes = (megabytes / files) << 20
         let bigDir = library.root + "/Big"
