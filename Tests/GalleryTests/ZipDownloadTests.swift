@@ -179,6 +179,45 @@ import Testing
         #expect(lines == expected)
     }
 
+    /// Remote photos: in the ZIP once the disk cache holds them (byte-identical to what the
+    /// origin sent), left out before, and never fetched by the download itself.
+    @Test func remotePhotosComeFromTheDiskCache() throws {
+        let origin = try FaultOrigin()
+        let jpeg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.jpeg("flower_420_q75.jpg"))))
+        origin.set("/seen.jpg", .image(jpeg))
+        origin.set("/unseen.jpg", .image(jpeg))
+        let base = NSTemporaryDirectory() + "gallery-zip-remote-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let root = base + "/photos"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let remote = ["/seen.jpg", "/unseen.jpg"].map { ["url": origin.url($0), "album": "Web"] }
+        try JSONSerialization.data(withJSONObject: ["remote": remote]).write(to: URL(fileURLWithPath: root + "/gallery.json"))
+        var pc = PipelineConfiguration(cacheDirectory: base + "/cache", libraryRoot: root)
+        pc.log = { _ in }
+        let repo = Fixtures.repoRoot.path
+        let pipeline = ImagePipeline(configuration: pc)
+        let app = try GalleryApp(configuration: GalleryConfiguration(
+            libraryRoot: root, templatesDirectory: repo + "/templates", publicDirectory: repo + "/public"),
+            pipeline: pipeline, watchLibrary: false, log: { _ in })
+        let album = try #require(app.catalog.albums.values.first { $0.relativePath == "Web" })
+        func zipNames() -> [String] {
+            let entries = ZipContents.entries(albumID: album.id, subalbums: false, catalog: app.catalog, pipeline: pipeline)
+            return entries.map { String(decoding: $0.name, as: UTF8.self) }
+        }
+        #expect(zipNames().isEmpty)
+        _ = try pipeline.original(url: origin.url("/seen.jpg"))
+        #expect(zipNames() == ["Web/seen.jpg"])
+        let r = app.handle(FastCGIRequest(params: ["REQUEST_METHOD": "GET", "REQUEST_URI": "/album/\(album.id)/download"]))
+        var body: [UInt8] = []
+        r.stream?.produce { body.append(contentsOf: $0); return true }
+        r.stream?.finished()
+        #expect(body.count == r.contentLength)
+        let zipPath = base + "/web.zip"
+        try Data(body).write(to: URL(fileURLWithPath: zipPath))
+        #expect(try Self.pythonListing(zipPath) == ["Web/seen.jpg\t\(jpeg.count)\t\(SHA256.hex(jpeg))"])
+        #expect(origin.hits("/unseen.jpg") == 0)
+    }
+
     @Test func dosTimesAreUTCAndClamped() {
         // 2023-11-14 22:13:20 UTC.
         let (time, date) = ZipLayout.dosTime(1_700_000_000)
