@@ -132,6 +132,7 @@ import Testing
         let prefix = "/s/\(token)"
         let page = f.get(prefix + "/")
         #expect(page.status == 200)
+        #expect(f.h.send(prefix + "/").header("X-Robots-Tag") == "noindex, nofollow")
         let html = String(decoding: page.body, as: UTF8.self)
         #expect(html.contains("Hidden Cat") && html.contains("Deeper"))
         #expect(!html.contains("Trips") && !html.contains("Lonely"))

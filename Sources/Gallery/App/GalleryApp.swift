@@ -47,9 +47,10 @@ public final class GalleryApp: FastCGIHandler, Sendable {
         let start = DispatchTime.now().uptimeNanoseconds
         metrics.inFlight.add(1, ordering: .relaxed)
         defer { metrics.inFlight.subtract(1, ordering: .relaxed) }
-        let (label, response) = answer(request)
-        var final = response
+        var (label, final) = answer(request)
         if request.method == "HEAD" { final.omitBody = true }
+        // A share link that leaks (pasted somewhere public) should still not land in search engines.
+        if Router.shareScope(path: request.path) != nil { final.headers.append(("X-Robots-Tag", "noindex, nofollow")) }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         metrics.record(route: label, status: final.status, seconds: seconds)
         return final
