@@ -218,6 +218,22 @@ import Testing
         #expect(origin.hits("/unseen.jpg") == 0)
     }
 
+    @Test func crc32MatchesTheCheckValue() {
+        // The standard check value of CRC-32/ISO-HDLC, and the same fed in two pieces.
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+        var crc = CRC32()
+        Array("1234".utf8).withUnsafeBytes { crc.update($0) }
+        Array("56789".utf8).withUnsafeBytes { crc.update($0) }
+        #expect(crc.value == 0xCBF4_3926 && CRC32.checksum([]) == 0)
+    }
+
+    @Test func downloadSlotsStopAtTheLimit() {
+        let slots = DownloadSlots(limit: 2)
+        #expect(slots.acquire() && slots.acquire() && !slots.acquire())
+        slots.release()
+        #expect(slots.acquire())
+    }
+
     @Test func dosTimesAreUTCAndClamped() {
         // 2023-11-14 22:13:20 UTC.
         let (time, date) = ZipLayout.dosTime(1_700_000_000)

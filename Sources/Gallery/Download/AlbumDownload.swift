@@ -23,8 +23,6 @@ final class DownloadSlots: Sendable {
     }
 
     func release() { active.subtract(1, ordering: .releasing) }
-
-    var inUse: Int { active.load(ordering: .relaxed) }
 }
 
 /// `/album/<id>/download` (`?sub=1` with the albums below it as folders): the album's
