@@ -1,3 +1,5 @@
+import ImagePipeline
+
 /// Settings of the web layer; every one but the folders has a default.
 public struct GalleryConfiguration: Sendable {
     /// The photo library folder.
@@ -20,16 +22,22 @@ public struct GalleryConfiguration: Sendable {
     /// local file or fetches a remote one); images not known by then are linked without a
     /// version and redirect once they are (see `VersionLookup`). Default 1.
     public var pageLookupBudget: Double
+    /// Formats image URLs are served in. `.standard` (JPEG, or PNG with transparency) always;
+    /// with `.webp` too (the default), pages offer WebP through `<picture>` and the viewer
+    /// takes it where the browser shows it. Without it, pages link JPEG only and `.webp`
+    /// URLs are 404.
+    public var formats: Set<RenderFormat>
 
     /// The defaults, in one place for this initialiser and the command line.
     public static let defaultSiteTitle = "Gallery"
     public static let defaultRescanInterval: Double = 3
     public static let defaultPageLookupBudget: Double = 1
+    public static let defaultFormats: Set<RenderFormat> = [.standard, .webp]
 
     public init(libraryRoot: String, templatesDirectory: String, publicDirectory: String,
                 staticPrefix: String = "/static/", siteTitle: String = defaultSiteTitle, pageSize: Int = 60,
                 rescanInterval: Double = defaultRescanInterval, maxURIBytes: Int = 2048,
-                pageLookupBudget: Double = defaultPageLookupBudget) {
+                pageLookupBudget: Double = defaultPageLookupBudget, formats: Set<RenderFormat> = defaultFormats) {
         self.libraryRoot = libraryRoot
         self.templatesDirectory = templatesDirectory
         self.publicDirectory = publicDirectory
@@ -39,5 +47,6 @@ public struct GalleryConfiguration: Sendable {
         self.rescanInterval = rescanInterval
         self.maxURIBytes = maxURIBytes
         self.pageLookupBudget = pageLookupBudget
+        self.formats = formats.union([.standard])
     }
 }

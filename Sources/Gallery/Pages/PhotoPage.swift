@@ -22,12 +22,13 @@ extension GalleryApp {
             "fileName": .string(item.fileName),
             "originalURL": .string("/original/\(item.id)"),
         ]
+        let webp = configuration.formats.contains(.webp)
         switch lookup {
         case .version(let version):
             photo["img"] = .object(ImageLinks.detail(id: item.id, version: version,
-                                                     orientedWidth: facts?.width, orientedHeight: facts?.height))
+                                                     orientedWidth: facts?.width, orientedHeight: facts?.height, webp: webp))
         case .pending:
-            photo["img"] = .object(ImageLinks.detail(id: item.id, version: nil, orientedWidth: nil, orientedHeight: nil))
+            photo["img"] = .object(ImageLinks.detail(id: item.id, version: nil, orientedWidth: nil, orientedHeight: nil, webp: webp))
         case .failed:
             break
         }
