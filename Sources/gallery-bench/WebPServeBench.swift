@@ -7,14 +7,15 @@ import ImagePipeline
 ///
 /// For every photo under the photo folder (albums are subfolders, as the gallery reads them):
 /// the 240x240 and 480x480 covers (what list pages fetch at device scale 1 and 2) rendered as
-/// the pipeline serves them, JPEG q82 and WebP at `PipelineConfiguration.defaultWebPQuality`,
-/// and a reference of the same crop from a full-size decode + Lanczos-3 (no DCT-domain
+/// the pipeline serves them, JPEG q82 and WebP with its quality chosen per render
+/// (`WebPQualityMatch`, "auto"), and a reference of the same crop from a full-size decode + Lanczos-3 (no DCT-domain
 /// shrink, lossless). PSNR (RGB) of each against the reference; a page's weight is the sum of
-/// its thumbnails' bytes. A sweep over the WebP quality shows what the default trades.
+/// its thumbnails' bytes. A sweep over fixed WebP qualities shows why the quality is chosen per
+/// render: no single one is both light and faithful.
 /// Renders with transparency are left to the alpha table (they compare WebP with PNG).
 enum WebPServeBench {
     static let covers = [240, 480]
-    static let sweep = [75, 78, 80, 82, 85, 88]
+    static let sweep = [80, 82, 85, 88]
 
     struct Row {
         var album: String
@@ -22,14 +23,14 @@ enum WebPServeBench {
         var edge: Int
         var jpegBytes: Int
         var jpegPSNR: Double
-        /// By WebP quality: bytes and PSNR.
+        /// By WebP quality (0: chosen per render): bytes and PSNR.
         var webp: [Int: (bytes: Int, psnr: Double)]
     }
 
     static func run(_ context: BenchContext) {
         let files = photoFiles(context.photoDir)
         guard !files.isEmpty else { print("webp-serve: no photos under \(context.photoDir)"); return }
-        let quality = PipelineConfiguration.defaultWebPQuality
+        let quality = 0
         var rows: [Row] = []
         for (album, path) in files {
             guard let bytes = try? ImagePipeline.readFile(path) else { continue }
@@ -43,7 +44,7 @@ enum WebPServeBench {
                               jpegPSNR: psnr(jpegBitmap, refBitmap), webp: [:])
                 for q in Set(sweep + [quality]) {
                     var options = RenderOptions(format: .webp)
-                    options.webpQuality = q
+                    options.webpQuality = q == 0 ? nil : q
                     guard let webp = try? Renderer.render(bytes, mode: mode, options: options),
                           let bitmap = try? ImageCodec.decode(webp.image.bytes).bitmap else { continue }
                     row.webp[q] = (webp.image.bytes.count, psnr(bitmap, refBitmap))
@@ -52,7 +53,7 @@ enum WebPServeBench {
             }
         }
 
-        var table = Table(title: "webp-serve: covers as served, JPEG q82 vs WebP q\(quality); PSNR dB vs full decode + Lanczos",
+        var table = Table(title: "webp-serve: covers as served, JPEG q82 vs WebP (quality per render); PSNR dB vs full decode + Lanczos",
                           columns: ["photo", "size", "JPEG bytes", "WebP bytes", "ratio", "JPEG dB", "WebP dB", "Δ dB"])
         for r in rows {
             guard let w = r.webp[quality] else { continue }
@@ -61,7 +62,7 @@ enum WebPServeBench {
         }
         print(table.render(), terminator: "")
 
-        var pages = Table(title: "webp-serve: list page weight (sum of its thumbnails), JPEG vs WebP q\(quality)",
+        var pages = Table(title: "webp-serve: list page weight (sum of its thumbnails), JPEG vs WebP (quality per render)",
                           columns: ["album", "scale", "photos", "JPEG bytes", "WebP bytes", "ratio", "worst Δ dB"])
         let albums = Array(Set(rows.map(\.album))).sorted()
         for edge in covers {
@@ -78,7 +79,7 @@ enum WebPServeBench {
 
         var knob = Table(title: "webp-serve: WebP quality sweep over all covers (ratio of summed bytes; PSNR delta per thumbnail)",
                          columns: ["quality", "bytes 1x", "bytes 2x", "worst Δ dB", "mean Δ dB", "thumbnails below -0.3 dB"])
-        for q in sweep.sorted() {
+        for q in sweep.sorted() + [0] {
             let chosen = rows.filter { $0.webp[q] != nil }
             guard !chosen.isEmpty else { continue }
             func share(_ edge: Int) -> String {
@@ -86,11 +87,11 @@ enum WebPServeBench {
                 return ratio(Double(r.reduce(0) { $0 + $1.webp[q]!.bytes }), Double(r.reduce(0) { $0 + $1.jpegBytes }))
             }
             let deltas = chosen.map { $0.webp[q]!.psnr - $0.jpegPSNR }
-            knob.add(["\(q)", share(240), share(480), String(format: "%+.2f", deltas.min() ?? 0),
+            knob.add([q == 0 ? "per render" : "\(q)", share(240), share(480), String(format: "%+.2f", deltas.min() ?? 0),
                       String(format: "%+.2f", deltas.reduce(0, +) / Double(deltas.count)), "\(deltas.filter { $0 < -0.3 }.count) of \(deltas.count)"])
         }
         print(knob.render(), terminator: "")
-        alphaTable(files.map(\.path), quality: quality)
+        alphaTable(files.map(\.path), quality: PipelineConfiguration.defaultWebPQuality)
     }
 
     /// Renders with transparency: lossy WebP (lossless alpha) against PNG, on a photograph

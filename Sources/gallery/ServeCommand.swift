@@ -173,7 +173,8 @@ struct PipelineTuning {
         Knob(flag: "--decode-budget-bytes", variable: "GALLERY_DECODE_BUDGET_BYTES", maximum: Double(1 << 41)) { $0.decodeMemoryBudgetBytes = Int($1) },
         Knob(flag: "--decode-budget-wait", variable: "GALLERY_DECODE_BUDGET_WAIT", maximum: 600) { $0.decodeMemoryBudgetWait = $1 },
         Knob(flag: "--jpeg-quality", variable: "GALLERY_JPEG_QUALITY", maximum: 100) { $0.jpegQuality = Int($1) },
-        Knob(flag: "--webp-quality", variable: "GALLERY_WEBP_QUALITY", maximum: 100) { $0.webpQuality = Int($1) },
+        Knob(flag: "--webp-quality", variable: "GALLERY_WEBP_QUALITY", maximum: 100,
+             words: ["auto": 0]) { $0.webpQuality = $1 > 0 ? Int($1) : nil },
         Knob(flag: "--max-renders", variable: "GALLERY_MAX_RENDERS", maximum: 1024) { $0.maxConcurrentRenders = Int($1) },
     ]
 

@@ -9,7 +9,7 @@ usage:
                   [--remote-revalidate-after S | never]
                   [--disk-cache-bytes N] [--render-cache-bytes N] [--decode-max-bytes N]
                   [--decode-budget-bytes N] [--decode-budget-wait S]
-                  [--jpeg-quality Q] [--webp-quality Q] [--max-renders N]
+                  [--jpeg-quality Q] [--webp-quality Q | auto] [--max-renders N]
                   [--formats jpeg,webp | jpeg] [--colour srgb | wide]
   gallery decode IN OUT [--scale M/8] [--orient]     write .ppm, .pgm, .pam or .png
   gallery probe IN                                    one JSON line

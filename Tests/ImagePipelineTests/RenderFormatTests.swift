@@ -63,7 +63,7 @@ import Testing
         for (name, bitmap, expected) in [("photo", photo, "image/webp"), ("flat", flat, "image/png")] {
             let source = try PNGEncoder.encode(bitmap)
             var options = RenderOptions(format: .webp, allowPassthrough: false)
-            options.webpQuality = 82
+            options.webpQuality = 82  // fixed: the choice between WebP and PNG is what is tested
             let t = try Renderer.render(source, mode: .fit(maxEdge: 160), options: options)
             let png = try PNGEncoder.encode(try ImageCodec.decode(t.image.bytes).bitmap)
             print("transparent \(name): \(t.image.contentType) \(t.image.bytes.count) bytes (PNG of the same pixels: \(png.count))")

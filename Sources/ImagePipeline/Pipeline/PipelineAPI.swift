@@ -36,11 +36,11 @@ public struct PipelineConfiguration: Sendable {
     public var libraryRoot: String
     /// Quality 1...100 of rendered JPEGs (always 4:2:0). Default 82.
     public var jpegQuality: Int = 82
-    /// Quality 0...100 of rendered WebPs (cwebp's `-q` scale). Default `defaultWebPQuality`.
-    public var webpQuality: Int = PipelineConfiguration.defaultWebPQuality
-    /// The WebP quality whose thumbnails stay within 0.3 dB PSNR of the q82 JPEG twins (against
-    /// a full-decode Lanczos reference) on the demo gallery, at about 0.7× their bytes:
-    /// measured in docs/webp.md ("Serving").
+    /// Quality 0...100 of rendered WebPs (cwebp's `-q` scale); nil (the default) chooses it per
+    /// render so that each WebP is as faithful as its JPEG twin at `jpegQuality`, in fewer bytes
+    /// (see `WebPQualityMatch`; measured in docs/webp.md, "Serving").
+    public var webpQuality: Int?
+    /// Where the per-render choice of WebP quality starts (cwebp's scale): 82.
     public static let defaultWebPQuality = 82
     /// Colour space of rendered images: `.srgb` (the default) converts everything to sRGB and
     /// sends it untagged; `.wide` keeps sources wider than sRGB in Display P3 with an embedded

@@ -5,9 +5,9 @@ import ImageCodec
 public struct RenderOptions: Sendable {
     /// JPEG quality 1...100 of rendered JPEGs. Default 82.
     public var jpegQuality: Int
-    /// Quality 0...100 of rendered WebPs (cwebp's scale). Default
-    /// `PipelineConfiguration.defaultWebPQuality`.
-    public var webpQuality: Int = PipelineConfiguration.defaultWebPQuality
+    /// Quality 0...100 of rendered WebPs (cwebp's scale); nil (the default) chooses it per
+    /// render to match the JPEG twin's fidelity at `jpegQuality` (see `WebPQualityMatch`).
+    public var webpQuality: Int?
     /// How much larger than the resampled size the DCT-scaled decode must be, as a factor
     /// (1.0 = just covers it). Larger keeps more detail for the Lanczos step and costs decode
     /// time. Default `Renderer.defaultHeadroom` (measured, see there).
@@ -146,7 +146,8 @@ public enum Renderer {
         case .png:
             encoded = try codec { try PNGEncoder.encode(bitmap, iccProfile: colour.outputProfile) }
         case .webp:
-            (encoded, sent) = try encodeWebP(bitmap, quality: min(100, max(0, options.webpQuality)), iccProfile: colour.outputProfile)
+            (encoded, sent) = try encodeWebP(bitmap, quality: options.webpQuality.map { min(100, max(0, $0)) },
+                                             jpegQuality: min(100, max(1, options.jpegQuality)), iccProfile: colour.outputProfile)
         case .jpeg, .heif:
             let opaque: Bitmap
             switch bitmap.layout {
@@ -168,8 +169,14 @@ public enum Renderer {
     /// PNG's filters and deflate beat VP8's DCT; on photographs with alpha, lossy WebP with
     /// lossless alpha is 3-10× smaller (measured in docs/webp.md, "Serving"). Browsers that
     /// ask for the `.webp` URL read either, by their magic bytes and the content type.
-    static func encodeWebP(_ bitmap: Bitmap, quality: Int, iccProfile: [UInt8]?) throws(PipelineError) -> ([UInt8], ImageFormat) {
-        let webp = try codec { try WebPEncoder.encode(bitmap, quality: quality, iccProfile: iccProfile) }
+    /// `quality` nil: chosen by `WebPQualityMatch` to be as faithful as the JPEG at `jpegQuality`.
+    static func encodeWebP(_ bitmap: Bitmap, quality: Int?, jpegQuality: Int, iccProfile: [UInt8]?) throws(PipelineError) -> ([UInt8], ImageFormat) {
+        let webp = try codec { () throws -> [UInt8] in
+            if let quality { return try WebPEncoder.encode(bitmap, quality: quality, iccProfile: iccProfile) }
+            let match = try WebPQualityMatch.quality(for: bitmap, jpegQuality: jpegQuality,
+                                                     start: PipelineConfiguration.defaultWebPQuality, iccProfile: iccProfile)
+            return try match.encoded ?? WebPEncoder.encode(bitmap, quality: match.quality, iccProfile: iccProfile)
+        }
         guard bitmap.hasTransparency else { return (webp, .webp) }
         let png = try codec { try PNGEncoder.encode(bitmap, iccProfile: iccProfile) }
         return png.count < webp.count ? (png, .png) : (webp, .webp)
