@@ -10,6 +10,7 @@ let benchSections: [BenchSection] = [
     BenchSection(name: "webp", run: WebPDecodeBench.run),
     BenchSection(name: "encode", run: EncodeBench.run),
     BenchSection(name: "webp-encode", run: WebPEncodeBench.run),
+    BenchSection(name: "webp-serve", run: WebPServeBench.run),
     BenchSection(name: "thumb", run: ThumbnailBench.run),
     BenchSection(name: "colour", run: ColourBench.run),
     BenchSection(name: "web", run: WebBench.run),

@@ -9,7 +9,8 @@ usage:
                   [--remote-revalidate-after S | never]
                   [--disk-cache-bytes N] [--render-cache-bytes N] [--decode-max-bytes N]
                   [--decode-budget-bytes N] [--decode-budget-wait S]
-                  [--jpeg-quality Q] [--max-renders N] [--max-downloads N] [--share-key FILE]
+                  [--jpeg-quality Q] [--webp-quality Q | auto] [--max-renders N]
+                  [--formats jpeg,webp | jpeg] [--colour srgb | wide] [--max-downloads N] [--share-key FILE]
   gallery decode IN OUT [--scale M/8] [--orient]     write .ppm, .pgm, .pam or .png
   gallery probe IN                                    one JSON line
   gallery thumb IN OUT (--size 480 | --cover 240x240) [--quality 82]

@@ -133,10 +133,19 @@ func fuzzSizeSpec(_ text: String) {
     precondition(spec.description == text, "two spellings of one size: \(text) and \(spec.description)")
 }
 
+/// A version is lowercase hex, then optionally "-" and a short tag of lowercase letters and digits.
+func checkVersion(_ version: String) {
+    let parts = version.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+    let hex = parts[0].utf8.allSatisfy { b in (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) }
+    let tag = parts.count == 1 || parts[1].utf8.allSatisfy { b in (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x7A) }
+    precondition(!parts[0].isEmpty && hex && tag, "bad version \(version)")
+}
+
 /// Invariants every route must keep, whatever the input.
 func checkRoute(_ route: Route, path: String) {
     let safe = path.utf8.allSatisfy { b in
         (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2F || b == 0x2D || b == 0x5F
+            || b == 0x2E
     }
     if !safe { precondition(route == .notFound, "path with unsafe bytes routed: \(path)") }
     switch route {
@@ -144,10 +153,11 @@ func checkRoute(_ route: Route, path: String) {
         precondition(StableID.isWellFormed(id) && page >= 1 && page <= Router.maxPage, "bad album route")
     case .photo(let id), .original(let id), .badImageSize(let id), .albumDownload(let id, _):
         precondition(StableID.isWellFormed(id), "bad id \(id)")
-    case .image(let id, let spec, let version):
+    case .image(let id, let spec, let format, let version):
         precondition(StableID.isWellFormed(id), "bad id \(id)")
         precondition(SizeSpec(parsing: spec.description) == spec, "size does not read back: \(spec)")
-        if let version { precondition(version.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) }
+        precondition(RenderFormat.split(spec.description + format.urlSuffix).map { $0.format } == format, "format does not read back")
+        if let version { checkVersion(version) }
     case .index(let page):
         precondition(page >= 1 && page <= Router.maxPage, "bad page")
     case .healthz, .metrics, .notFound:

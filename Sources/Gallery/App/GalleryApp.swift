@@ -88,8 +88,8 @@ public final class GalleryApp: FastCGIHandler, Sendable {
             return ("album_download", albumDownload(albumID: id, subalbums: subalbums, catalog: catalog, request: request))
         case .original(let id):
             return ("original", original(itemID: id, catalog: catalog, request: request))
-        case .image(let id, let spec, let version):
-            return ("img", image(itemID: id, spec: spec, requestedVersion: version, catalog: catalog, request: request))
+        case .image(let id, let spec, let format, let version):
+            return ("img", image(itemID: id, spec: spec, format: format, requestedVersion: version, catalog: catalog, request: request))
         case .badImageSize(let id):
             return ("img", catalog.items[id] == nil ? errors.response(404) : sizeRefused())
         case .healthz where !shared:
@@ -141,6 +141,7 @@ public final class GalleryApp: FastCGIHandler, Sendable {
             "viewerAlbumJSURL": .string(assets.url("viewer-album.js")),
             "viewerGesturesJSURL": .string(assets.url("viewer-gestures.js")),
             "viewerJSURL": .string(assets.url("viewer.js")),
+            "webp": .bool(configuration.formats.contains(.webp)),
             "iconURL": .string(assets.url("favicon.svg")),
         ]
     }

@@ -19,16 +19,17 @@ extension GalleryApp {
         let factsByID = photoFacts(of: items + covers.compactMap { $0 })
 
         var eagerLeft = GalleryApp.eagerThumbnails
+        let webp = configuration.formats.contains(.webp)
         func thumbnail(_ item: CatalogItem?) -> TemplateValue {
             guard let item else { return .null }
             var img: [String: TemplateValue]
             let facts = factsByID[item.id]
             switch facts?.lookup ?? .failed {
             case .failed: return .null
-            case .pending: img = ImageLinks.cover(id: item.id, version: nil, prefix: catalog.linkPrefix)
+            case .pending: img = ImageLinks.cover(id: item.id, version: nil, webp: webp, prefix: catalog.linkPrefix)
             case .version(let version):
                 img = ImageLinks.cover(id: item.id, version: version, orientedWidth: facts?.width, orientedHeight: facts?.height,
-                                       prefix: catalog.linkPrefix)
+                                       webp: webp, prefix: catalog.linkPrefix)
                 img["placeholder"] = .optional(pipeline.placeholderColour(url: item.sourceURL, version: version))
                 img["preview"] = .optional(pipeline.placeholderImage(url: item.sourceURL, version: version))
             }

@@ -22,13 +22,14 @@ extension GalleryApp {
             "fileName": .string(item.fileName),
             "originalURL": .string(catalog.linkPrefix + "/original/\(item.id)"),
         ]
+        let webp = configuration.formats.contains(.webp)
         switch lookup {
         case .version(let version):
             photo["img"] = .object(ImageLinks.detail(id: item.id, version: version, orientedWidth: facts?.width,
-                                                     orientedHeight: facts?.height, prefix: catalog.linkPrefix))
+                                                     orientedHeight: facts?.height, webp: webp, prefix: catalog.linkPrefix))
         case .pending:
             photo["img"] = .object(ImageLinks.detail(id: item.id, version: nil, orientedWidth: nil, orientedHeight: nil,
-                                                     prefix: catalog.linkPrefix))
+                                                     webp: webp, prefix: catalog.linkPrefix))
         case .failed:
             break
         }

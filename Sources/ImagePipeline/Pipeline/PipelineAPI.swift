@@ -36,6 +36,17 @@ public struct PipelineConfiguration: Sendable {
     public var libraryRoot: String
     /// Quality 1...100 of rendered JPEGs (always 4:2:0). Default 82.
     public var jpegQuality: Int = 82
+    /// Quality 0...100 of rendered WebPs (cwebp's `-q` scale); nil (the default) chooses it per
+    /// render so that each WebP is as faithful as its JPEG twin at `jpegQuality`, in fewer bytes
+    /// (see `WebPQualityMatch`; measured in docs/webp.md, "Serving").
+    public var webpQuality: Int?
+    /// Where the per-render choice of WebP quality starts (cwebp's scale): 82.
+    public static let defaultWebPQuality = 82
+    /// Colour space of rendered images: `.srgb` (the default) converts everything to sRGB and
+    /// sends it untagged; `.wide` keeps sources wider than sRGB in Display P3 with an embedded
+    /// profile. The mode is part of every URL version (`versionSuffix`), so caches never mix
+    /// the two renders of one photo.
+    public var colour: ColourOutput = .srgb
     /// Factor by which the reduced-scale decode must exceed the resampled size. Default
     /// `Renderer.defaultHeadroom`.
     public var decodeHeadroom: Double = Renderer.defaultHeadroom
@@ -109,6 +120,12 @@ public struct PipelineConfiguration: Sendable {
         self.cacheDirectory = cacheDirectory
         self.libraryRoot = libraryRoot
     }
+
+    /// What image URL versions append to the content version for settings that change the
+    /// rendered pixels of the same original: "-p3" in `.wide` colour mode, "" otherwise. Every
+    /// render in wide mode carries it, sRGB sources too (their pixels are the same in both
+    /// modes, but whether a source is wide is only known after reading it).
+    public var versionSuffix: String { colour == .wide ? "-p3" : "" }
 }
 
 /// An encoded image ready to send.
@@ -167,20 +184,23 @@ public final class ImagePipeline: Sendable {
         self.engine = PipelineEngine(configuration)
     }
 
-    /// The image at `url` (file:// inside the library root, or http(s)://) rendered to `spec`.
-    public func render(url: String, spec: SizeSpec) throws(PipelineError) -> RenderedImage {
+    /// The image at `url` (file:// inside the library root, or http(s)://) rendered to `spec`
+    /// in `format`.
+    public func render(url: String, spec: SizeSpec, format: RenderFormat = .standard) throws(PipelineError) -> RenderedImage {
         try engine.counted { () throws(PipelineError) in
-            try engine.render(url: url, spec: spec)
+            try engine.render(url: url, spec: spec, format: format)
         }
     }
 
     /// Part of every ETag: bump when the renderer's output for the same source and size changes.
     public static let renderTag = "r1"
 
-    /// The strong validator of `spec` rendered from the original of `version`: known without
-    /// rendering, so a conditional request is answered before any work.
-    public static func etag(version: String, spec: SizeSpec) -> String {
-        "\"\(version)-\(spec)-\(renderTag)\""
+    /// The strong validator of `spec` in `format` rendered from the original of `version` (a
+    /// URL version, colour suffix included): known without rendering, so a conditional request
+    /// is answered before any work. `.standard` keeps the validators sent before formats were
+    /// named ("\"3f2a9c01b7de-480-r1\""); WebP adds its extension ("…-480.webp-r1").
+    public static func etag(version: String, spec: SizeSpec, format: RenderFormat = .standard) -> String {
+        "\"\(version)-\(spec)\(format.urlSuffix)-\(renderTag)\""
     }
 
     /// Throws `.sizeNotAllowed` unless `render` serves `spec`: callers check it before looking
@@ -189,8 +209,8 @@ public final class ImagePipeline: Sendable {
         guard configuration.allowedSizes.contains(spec) else { throw .sizeNotAllowed(spec.description) }
     }
 
-    /// The mean colour of the smallest cover render made so far of `url` at `version`
-    /// ("#rrggbb"), or nil when none was made in this process.
+    /// The mean colour of the smallest cover render made so far of `url` at `version` (a URL
+    /// version, as `version(url:)` answers) ("#rrggbb"), or nil when none was made in this process.
     public func placeholderColour(url: String, version: String) -> String? {
         engine.placeholders[url + "|" + version]
     }
@@ -217,13 +237,14 @@ public final class ImagePipeline: Sendable {
         }
     }
 
-    /// Content version: the first 12 hex digits of SHA-256 of the original bytes. Local files
-    /// are hashed once and remembered by path, size and mtime; remote originals are remembered
-    /// until `remoteRevalidateAfter` passes, then revalidated in the background while this
-    /// keeps answering the cached version.
+    /// The version image URLs carry: the content version (the first 12 hex digits of SHA-256
+    /// of the original bytes), followed by `configuration.versionSuffix` ("-p3" in wide colour
+    /// mode). Local files are hashed once and remembered by path, size and mtime; remote
+    /// originals are remembered until `remoteRevalidateAfter` passes, then revalidated in the
+    /// background while this keeps answering the cached version.
     public func version(url: String) throws(PipelineError) -> String {
         try engine.counted { () throws(PipelineError) in
-            try engine.version(try engine.source(url)).version
+            try engine.version(try engine.source(url)).version + configuration.versionSuffix
         }
     }
 
@@ -232,7 +253,7 @@ public final class ImagePipeline: Sendable {
     /// pages answer these at once and look up the rest within a time budget.
     public func knownVersion(url: String) -> String? {
         guard let source = try? engine.source(url) else { return nil }
-        return engine.knownVersion(source)
+        return engine.knownVersion(source).map { $0 + configuration.versionSuffix }
     }
 
     /// Header facts of the original (size, orientation, EXIF) for detail pages.
