@@ -73,7 +73,7 @@ public enum Router {
         let after = path.dropFirst(3)
         let slash = after.firstIndex(of: "/")
         let token = after[..<(slash ?? after.endIndex)]
-        guard !token.isEmpty, token.utf8.count <= 64, token.utf8.allSatisfy(isPathByte), !token.utf8.contains(0x2F) else { return nil }
+        guard !token.isEmpty, token.utf8.count <= 64, token.utf8.allSatisfy(isTokenByte) else { return nil }
         return (String(token), slash.map { String(after[$0...]) } ?? "/")
     }
 
@@ -87,6 +87,11 @@ public enum Router {
 
     /// Letters, digits, `/`, `-`, `_`, and `.` for image formats ("480.webp"): a segment of
     /// dots alone ("..") is no id, size or name, so it still reaches nothing.
+    /// base64url and hex: letters, digits, "-" and "_" (not "." or "/", which path bytes allow).
+    private static func isTokenByte(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F
+    }
+
     private static func isPathByte(_ b: UInt8) -> Bool {
         (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2F || b == 0x2D || b == 0x5F
             || b == 0x2E
