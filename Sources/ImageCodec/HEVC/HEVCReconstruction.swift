@@ -10,7 +10,7 @@ extension HEVCSliceDecoder {
         if log2Size == 2 || (log2Size == 3 && component == 0) {
             if (6...14).contains(mode) { scanIdx = 2 } else if (22...30).contains(mode) { scanIdx = 1 }
         }
-        let transformSkip = decodeResidual(log2Size: log2Size, component: component, scanIdx: scanIdx)
+        let (transformSkip, maxRow, maxColumn) = decodeResidual(log2Size: log2Size, component: component, scanIdx: scanIdx)
         let n = 1 << log2Size
         let bitDepth = component == 0 ? sps.bitDepthLuma : sps.bitDepthChroma
         let r = residual
@@ -30,7 +30,8 @@ extension HEVCSliceDecoder {
                 HEVCInverseTransform.transformSkip(coefficients, into: r, bitDepth: bitDepth)
             } else {
                 HEVCInverseTransform.inverse(coefficients, into: r, log2Size: log2Size,
-                                             dst: component == 0 && log2Size == 2, bitDepth: bitDepth)
+                                             dst: component == 0 && log2Size == 2, bitDepth: bitDepth,
+                                             maxRow: maxRow, maxColumn: maxColumn)
             }
         }
         let plane = frame.planes[component]

@@ -3,8 +3,9 @@
 /// flags, signs with sign data hiding, and coeff_abs_level_remaining with Rice adaptation.
 extension HEVCSliceDecoder {
     /// Parses the levels of an N×N block (N = 1 << log2Size) into `coefficients` (row-major,
-    /// TransCoeffLevel). Returns transform_skip_flag.
-    func decodeResidual(log2Size: Int, component: Int, scanIdx: Int) -> Bool {
+    /// TransCoeffLevel). Returns transform_skip_flag and the highest row and column holding a
+    /// non-zero level, which bound the inverse transform's work.
+    func decodeResidual(log2Size: Int, component: Int, scanIdx: Int) -> (transformSkip: Bool, maxRow: Int, maxColumn: Int) {
         let size = 1 << log2Size
         let coeff = coefficients
         coeff.update(repeating: 0, count: size * size)
@@ -49,6 +50,7 @@ extension HEVCSliceDecoder {
         let g2Base = HEVCCABACTables.greater2Flag + (chroma ? 4 : 0)
         let csbfBase = HEVCCABACTables.codedSubBlockFlag + (chroma ? 2 : 0)
         let hidingAllowed = pps.signDataHiding && !cuTransquantBypass
+        var maxRow = 0, maxColumn = 0
 
         for i in stride(from: Int(lastSb), through: 0, by: -1) {
             let sbPos = Int(sbScan[i])
@@ -114,15 +116,16 @@ extension HEVCSliceDecoder {
             guard count > 0 else { continue }
             decodeLevels(count: count, subBlock: i, xS: xS, yS: yS, log2Size: log2Size,
                               posScan: posScan, chroma: chroma, g1Base: g1Base, g2Base: g2Base,
-                              greater1State: &greater1State, hidingAllowed: hidingAllowed)
+                              greater1State: &greater1State, hidingAllowed: hidingAllowed,
+                              maxRow: &maxRow, maxColumn: &maxColumn)
         }
-        return transformSkip
+        return (transformSkip, maxRow, maxColumn)
     }
 
     @inline(__always)
     private func decodeLevels(count: Int, subBlock i: Int, xS: Int, yS: Int, log2Size: Int, posScan: [UInt8],
                               chroma: Bool, g1Base: Int, g2Base: Int, greater1State: inout Int,
-                              hidingAllowed: Bool) {
+                              hidingAllowed: Bool, maxRow: inout Int, maxColumn: inout Int) {
         let ns = significant
         var ctxSet = (i == 0 || chroma) ? 0 : 2
         if greater1State == 0 { ctxSet += 1 }
@@ -170,7 +173,9 @@ extension HEVCSliceDecoder {
             } else if sumAbs & 1 == 1 {
                 value = -value
             }
-            coefficients[yC * size + xC] = Int32(value)
+            coefficients[yC &* size &+ xC] = Int32(value)
+            maxRow = max(maxRow, yC)
+            maxColumn = max(maxColumn, xC)
         }
     }
 
