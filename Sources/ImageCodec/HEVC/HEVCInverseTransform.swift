@@ -1,5 +1,5 @@
-/// Scaling (dequantisation, H.265 8.6.2-8.6.3) and the inverse transforms (8.6.4): the 4×4
-/// DST of intra luma, the DCTs of 4 to 32 points with the clipping to 16 bits between the
+/// The inverse transforms (H.265 8.6.4; scaling happens as levels are parsed, see
+/// `HEVCDequantiser`): the 4×4 DST of intra luma, the DCTs of 4 to 32 points with the clipping to 16 bits between the
 /// vertical and horizontal passes, and transform skip.
 enum HEVCInverseTransform {
     /// transMatrix of 8.6.4.2 (32×32, row k is the basis function of frequency k); a DCT of
@@ -20,23 +20,6 @@ enum HEVCInverseTransform {
     }()
 
     static let dst4: [Int32] = [29, 55, 74, 84, 74, 74, 0, -74, 84, -29, -74, 55, 55, -84, 74, -29]
-
-    static let levelScale: [Int] = [40, 45, 51, 57, 64, 72]
-
-    /// Dequantises `coefficients` (N×N, in place): TransCoeffLevel → d[x][y]. Levels are at
-    /// most 2^15 in magnitude (the parser clamps them), so the products fit an Int.
-    static func scale(_ coefficients: UnsafeMutablePointer<Int32>, log2Size: Int, qp: Int, bitDepth: Int,
-                      factors: UnsafePointer<UInt8>?) {
-        let count = 1 << (2 * log2Size)
-        let bdShift = bitDepth + log2Size - 5
-        let scale = levelScale[qp % 6] << (qp / 6)
-        let round = 1 << (bdShift - 1)
-        for i in 0..<count where coefficients[i] != 0 {
-            let m = factors.map { Int($0[i]) } ?? 16
-            let v = (Int(coefficients[i]) &* m &* scale &+ round) >> bdShift
-            coefficients[i] = Int32(min(max(v, -32_768), 32_767))
-        }
-    }
 
     /// The residual of a transform-skipped 4×4 block (8.6.4.2, tsShift 7).
     static func transformSkip(_ d: UnsafeMutablePointer<Int32>, into r: UnsafeMutablePointer<Int32>, bitDepth: Int) {

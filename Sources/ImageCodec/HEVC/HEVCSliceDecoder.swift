@@ -56,7 +56,9 @@ final class HEVCSliceDecoder {
     let log2MinCuQpDeltaSize: Int
     let qpBdOffsetY: Int
     let qpBdOffsetC: Int
-    let scalingList: HEVCScalingList?
+    /// The scaling factors of intra blocks, flattened (see `scalingFactorOffset`), or nil
+    /// when scaling lists are off.
+    let flatScalingFactors: UnsafeMutablePointer<UInt8>?
 
     init(frame: HEVCFrame) {
         self.frame = frame
@@ -87,7 +89,20 @@ final class HEVCSliceDecoder {
         log2MinCuQpDeltaSize = sps.log2CtbSize - pps.diffCuQpDeltaDepth
         qpBdOffsetY = 6 * (sps.bitDepthLuma - 8)
         qpBdOffsetC = 6 * (sps.bitDepthChroma - 8)
-        scalingList = pps.scalingList ?? sps.scalingList
+        if let list = pps.scalingList ?? sps.scalingList {
+            let total = HEVCSliceDecoder.scalingFactorOffset(log2Size: 6, component: 0)
+            let flat = UnsafeMutablePointer<UInt8>.allocate(capacity: total)
+            flat.initialize(repeating: 16, count: total)
+            for log2Size in 2...5 {
+                for component in 0..<3 {
+                    let start = HEVCSliceDecoder.scalingFactorOffset(log2Size: log2Size, component: component)
+                    for (i, m) in list.factors[log2Size - 2][component].enumerated() { flat[start + i] = m }
+                }
+            }
+            flatScalingFactors = flat
+        } else {
+            flatScalingFactors = nil
+        }
     }
 
     deinit {
@@ -102,6 +117,7 @@ final class HEVCSliceDecoder {
         referenceAvailable.deallocate()
         significant.deallocate()
         angularLine.deallocate()
+        flatScalingFactors?.deallocate()
     }
 
     nonisolated(unsafe) private static let emptyByte: UnsafePointer<UInt8> = {
