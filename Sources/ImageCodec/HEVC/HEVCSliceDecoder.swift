@@ -32,26 +32,30 @@ final class HEVCSliceDecoder {
     /// The arithmetic decoder, behind a pointer so that decoding a bin is a plain memory
     /// access rather than an exclusivity-checked modify of a class property.
     let cabac: UnsafeMutablePointer<HEVCCABACEngine>
-    var header = HEVCSliceHeader()
+    // The per-slice and per-coding-unit state below is read and written for every block.
+    // One decoder runs on one thread and never hands out overlapping accesses to these
+    // plain values, so their dynamic exclusivity checks (a runtime call per access, about 5 %
+    // of the decode) are switched off.
+    @exclusivity(unchecked) var header = HEVCSliceHeader()
     /// SliceAddrRs of the current slice and its index among the picture's slices.
-    var sliceAddress = 0
-    var sliceIndex = -1
-    var sliceQp = 26
-    var cbQpOffset = 0
-    var crQpOffset = 0
+    @exclusivity(unchecked) var sliceAddress = 0
+    @exclusivity(unchecked) var sliceIndex = -1
+    @exclusivity(unchecked) var sliceQp = 26
+    @exclusivity(unchecked) var cbQpOffset = 0
+    @exclusivity(unchecked) var crQpOffset = 0
 
     // Coding unit state.
-    var cuTransquantBypass = false
-    var isCuQpDeltaCoded = false
-    var cuQpDeltaVal = 0
-    var qpYPred = 26
-    var qpY = 26
+    @exclusivity(unchecked) var cuTransquantBypass = false
+    @exclusivity(unchecked) var isCuQpDeltaCoded = false
+    @exclusivity(unchecked) var cuQpDeltaVal = 0
+    @exclusivity(unchecked) var qpYPred = 26
+    @exclusivity(unchecked) var qpY = 26
     /// QpY of the last coding unit decoded: qPY_PREV of the next quantization group. Set to
     /// SliceQpY at the start of a slice, a tile, and a wavefront row (8.6.1).
-    var lastQpY = 26
-    var currentCtbAddrRs = 0
-    var chromaMode = 0
-    var intraSplit = false
+    @exclusivity(unchecked) var lastQpY = 26
+    @exclusivity(unchecked) var currentCtbAddrRs = 0
+    @exclusivity(unchecked) var chromaMode = 0
+    @exclusivity(unchecked) var intraSplit = false
 
     let log2MinCuQpDeltaSize: Int
     let qpBdOffsetY: Int
