@@ -12,6 +12,7 @@ let benchSections: [BenchSection] = [
     BenchSection(name: "webp-encode", run: WebPEncodeBench.run),
     BenchSection(name: "webp-serve", run: WebPServeBench.run),
     BenchSection(name: "thumb", run: ThumbnailBench.run),
+    BenchSection(name: "heic", run: HEICBench.run),
     BenchSection(name: "colour", run: ColourBench.run),
     BenchSection(name: "web", run: WebBench.run),
 ]
