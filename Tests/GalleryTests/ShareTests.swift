@@ -223,6 +223,9 @@ import Testing
         let keyPath = f.app.shares.keyPath
         var st = stat()
         #expect(stat(keyPath, &st) == 0 && st.st_mode & 0o777 == 0o600)
+        #expect(!ShareKey.isExposed(keyPath))
+        chmod(keyPath, 0o644)
+        #expect(ShareKey.isExposed(keyPath))
         try FileManager.default.removeItem(atPath: keyPath)
         #expect(f.get("/s/\(token)/").status == 404)
         let fresh = try ShareKey.loadOrCreate(keyPath)

@@ -35,6 +35,7 @@ public final class GalleryApp: FastCGIHandler, Sendable {
         let keyPath = configuration.shareKeyFile ?? pipeline.configuration.cacheDirectory + "/" + ShareKey.defaultFileName
         shares = ShareLinks(keyPath: keyPath, log: log)
         do { _ = try ShareKey.loadOrCreate(keyPath) } catch { log("share: links disabled: \(error)") }
+        if ShareKey.isExposed(keyPath) { log("share: warning: \(keyPath) is readable by other users; chmod 600 it") }
         store = CatalogStore(scanner: CatalogScanner(root: configuration.libraryRoot, siteTitle: configuration.siteTitle),
                              refreshInterval: configuration.rescanInterval, log: log)
         if watchLibrary { store.startWatching() }

@@ -53,6 +53,12 @@ enum ShareKey {
         return Array(bytes[0..<n])
     }
 
+    /// Whether group or others may read the file (an operator's copy may have lost its 0600).
+    static func isExposed(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && st.st_mode & 0o077 != 0
+    }
+
     /// The file's identity (inode, size, mtime) to notice a replacement; nil when it is missing.
     static func stamp(_ path: String) -> [Int]? {
         var st = stat()
