@@ -6,7 +6,7 @@ import Synchronization
 /// changed. Requests never wait for a scan.
 public final class CatalogStore: Sendable {
     private let scanner: CatalogScanner
-    private let state: Mutex<(catalog: Catalog, fingerprint: UInt64)>
+    private let state: Mutex<(catalog: Catalog, publicView: Catalog, fingerprint: UInt64)>
     private let refreshInterval: Double
     private let log: @Sendable (String) -> Void
     private let started = Atomic<Bool>(false)
@@ -23,7 +23,7 @@ public final class CatalogStore: Sendable {
         self.log = log
         let first = scanner.scan()
         for w in first.warnings { log("catalog: \(w)") }
-        state = Mutex((first.catalog, first.fingerprint))
+        state = Mutex((first.catalog, first.catalog.publicView(), first.fingerprint))
         lastCheck.withLock { $0 = (scanner.directoryFingerprint(), CatalogStore.now()) }
     }
 
@@ -46,13 +46,19 @@ public final class CatalogStore: Sendable {
     /// The latest snapshot.
     public var catalog: Catalog { state.withLock { $0.catalog } }
 
+    /// The latest snapshot without private albums (`Catalog.publicView`), made once per scan.
+    public var publicCatalog: Catalog { state.withLock { $0.publicView } }
+
+    /// The latest snapshot and its fingerprint (which changes whenever the snapshot does).
+    public var versioned: (catalog: Catalog, fingerprint: UInt64) { state.withLock { ($0.catalog, $0.fingerprint) } }
+
     /// Re-scans now; returns true when something changed.
     @discardableResult
     public func refresh() -> Bool {
         let result = scanner.scan()
         let changed = state.withLock { current -> Bool in
             guard current.fingerprint != result.fingerprint else { return false }
-            current = (result.catalog, result.fingerprint)
+            current = (result.catalog, result.catalog.publicView(), result.fingerprint)
             return true
         }
         if changed {
