@@ -14,6 +14,7 @@ case "decode": status = CodecCommands.decode(rest)
 case "probe": status = CodecCommands.probe(rest)
 case "thumb": status = PipelineCommands.thumb(rest)
 case "warm": status = PipelineCommands.warm(rest)
+case "index": status = IndexCommand.run(rest)
 case "help", "--help", "-h":
     print(usageText)
     status = 0

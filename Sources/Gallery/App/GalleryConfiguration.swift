@@ -20,6 +20,11 @@ public struct GalleryConfiguration: Sendable {
     /// local file or fetches a remote one); images not known by then are linked without a
     /// version and redirect once they are (see `VersionLookup`). Default 1.
     public var pageLookupBudget: Double
+    /// The library index file (SQLite); nil serves from scans alone, hashing each photo on its
+    /// first page view in every process. Default nil here; `gallery serve` puts it in the cache folder.
+    public var indexPath: String?
+    /// The order of albums the manifest does not order (`--sort`). Default by name.
+    public var defaultSort: AlbumSort
 
     /// The defaults, in one place for this initialiser and the command line.
     public static let defaultSiteTitle = "Gallery"
@@ -29,7 +34,7 @@ public struct GalleryConfiguration: Sendable {
     public init(libraryRoot: String, templatesDirectory: String, publicDirectory: String,
                 staticPrefix: String = "/static/", siteTitle: String = defaultSiteTitle, pageSize: Int = 60,
                 rescanInterval: Double = defaultRescanInterval, maxURIBytes: Int = 2048,
-                pageLookupBudget: Double = defaultPageLookupBudget) {
+                pageLookupBudget: Double = defaultPageLookupBudget, indexPath: String? = nil, defaultSort: AlbumSort = .name) {
         self.libraryRoot = libraryRoot
         self.templatesDirectory = templatesDirectory
         self.publicDirectory = publicDirectory
@@ -39,5 +44,7 @@ public struct GalleryConfiguration: Sendable {
         self.rescanInterval = rescanInterval
         self.maxURIBytes = maxURIBytes
         self.pageLookupBudget = pageLookupBudget
+        self.indexPath = indexPath
+        self.defaultSort = defaultSort
     }
 }

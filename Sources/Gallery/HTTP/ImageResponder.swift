@@ -12,6 +12,11 @@ extension GalleryApp {
     func image(itemID: String, spec: SizeSpec, requestedVersion: String?, request: FastCGIRequest) -> FastCGIResponse {
         guard let item = catalog.items[itemID] else { return errors.response(404) }
         let version: String
+        // The index's version (file unchanged since) spares the pipeline hashing the file again.
+        let row = indexedRows([item])[item.id]
+        if let row, row.failure == nil {
+            pipeline.rememberVersion(url: item.sourceURL, version: row.version, stamp: row.stamp)
+        }
         do {
             try pipeline.validate(spec)
             version = try pipeline.version(url: item.sourceURL)
@@ -34,6 +39,11 @@ extension GalleryApp {
             // A revalidation replaced the remote original between the version check and the
             // render: these pixels belong to the new version's URL, not to this immutable one.
             return HTTPResponses.redirect(to: ImageLinks.url(id: item.id, spec: spec.description, version: rendered.version))
+        }
+        // Cover sizes ("240x240") give the placeholder pages paint: kept in the index once per version.
+        if let index, let row, row.placeholder == nil, let colour = rendered.averageColour, let rel = item.relativePath,
+           spec.description.contains("x") {
+            index.notePlaceholder(relativePath: rel, version: rendered.version, placeholder: colour)
         }
         return FastCGIResponse(status: 200, headers: [("Content-Type", rendered.contentType)] + headers, body: rendered.bytes)
     }

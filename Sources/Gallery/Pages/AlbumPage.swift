@@ -28,7 +28,7 @@ extension GalleryApp {
             case .pending: img = ImageLinks.cover(id: item.id, version: nil)
             case .version(let version):
                 img = ImageLinks.cover(id: item.id, version: version, orientedWidth: facts?.width, orientedHeight: facts?.height)
-                img["placeholder"] = .optional(pipeline.placeholderColour(url: item.sourceURL, version: version))
+                img["placeholder"] = .optional(facts?.placeholder ?? pipeline.placeholderColour(url: item.sourceURL, version: version))
             }
             img["lazy"] = .bool(eagerLeft <= 0)
             eagerLeft -= 1
