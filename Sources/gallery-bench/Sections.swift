@@ -13,4 +13,5 @@ let benchSections: [BenchSection] = [
     BenchSection(name: "thumb", run: ThumbnailBench.run),
     BenchSection(name: "colour", run: ColourBench.run),
     BenchSection(name: "web", run: WebBench.run),
+    BenchSection(name: "library", run: LibraryBench.run),
 ]

@@ -19,8 +19,12 @@ public final class LibraryIndexer: Sendable {
     /// pages see progress during a long first build.
     static let batchSize = 64
 
-    public init(index: LibraryIndex, readFile: @escaping FileReader) {
+    /// Files read at once. Default: the CPU cores, at most 4.
+    public let readers: Int
+
+    public init(index: LibraryIndex, readers: Int = min(4, ProcessInfo.processInfo.activeProcessorCount), readFile: @escaping FileReader) {
         self.index = index
+        self.readers = max(1, readers)
         self.readFile = readFile
         progress.photos.store(index.photoCount(), ordering: .relaxed)
     }
@@ -68,26 +72,41 @@ public final class LibraryIndexer: Sendable {
 
         progress.pending.store(pending.count, ordering: .relaxed)
         var batch: [LibraryIndex.Change] = []
-        for (done, file) in pending.enumerated() {
-            do {
-                let read = try readFile(file.absolutePath)
-                batch.append(.put(IndexedPhoto(relativePath: file.relativePath, stamp: read.stamp, version: read.version, facts: read.facts)))
-                summary.read += 1
-            } catch {
-                // A file that vanished since the scan is left to the next pass; one that is
-                // there but unreadable as an image is remembered as failed until it changes.
-                if let stamp = FileStamp.of(path: file.absolutePath) {
-                    batch.append(.put(IndexedPhoto(relativePath: file.relativePath, stamp: stamp, version: "", facts: nil,
-                                                   failure: "\(error)")))
-                    summary.failed += 1
+        var done = 0
+        let readFile = self.readFile
+        // Files are read `readers` at a time (hashing is CPU work once the file is in the page
+        // cache); this thread alone writes.
+        for start in stride(from: 0, to: pending.count, by: Self.batchSize) {
+            let slice = Array(pending[start..<min(pending.count, start + Self.batchSize)])
+            let results = ResultSlots<Result<IndexedFile, PipelineError>>(count: slice.count)
+            DispatchQueue.concurrentPerform(iterations: min(readers, slice.count)) { lane in
+                for i in stride(from: lane, to: slice.count, by: readers) {
+                    do throws(PipelineError) { results.set(i, .success(try readFile(slice[i].absolutePath))) } catch {
+                        results.set(i, .failure(error))
+                    }
                 }
             }
-            if batch.count >= Self.batchSize {
-                index.write(batch)
-                batch.removeAll(keepingCapacity: true)
+            for (i, file) in slice.enumerated() {
+                switch results.get(i) {
+                case .success(let read)?:
+                    batch.append(.put(IndexedPhoto(relativePath: file.relativePath, stamp: read.stamp, version: read.version, facts: read.facts)))
+                    summary.read += 1
+                case .failure(let error)?:
+                    // A file that vanished since the scan is left to the next pass; one that is
+                    // there but unreadable as an image is remembered as failed until it changes.
+                    if let stamp = FileStamp.of(path: file.absolutePath) {
+                        batch.append(.put(IndexedPhoto(relativePath: file.relativePath, stamp: stamp, version: "", facts: nil,
+                                                       failure: "\(error)")))
+                        summary.failed += 1
+                    }
+                case nil: break
+                }
+                done += 1
+                onProgress?(done, pending.count)
             }
-            progress.pending.store(pending.count - done - 1, ordering: .relaxed)
-            onProgress?(done + 1, pending.count)
+            index.write(batch)
+            batch.removeAll(keepingCapacity: true)
+            progress.pending.store(pending.count - done, ordering: .relaxed)
         }
         index.write(batch)
         if summary.changed { index.updateAlbums() }
