@@ -19,13 +19,20 @@ import Testing
         }
     }
 
+    final class LogLines: Sendable {
+        private let lines = Mutex<[String]>([])
+        func add(_ line: String) { lines.withLock { $0.append(line) } }
+        var all: [String] { lines.withLock { $0 } }
+    }
+
     static func indexPath(_ library: TestLibrary) -> String {
         (library.root as NSString).deletingLastPathComponent + "/index/library.sqlite"
     }
 
     static func openIndex(_ path: String) throws -> LibraryIndex {
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        return try #require(LibraryIndex.open(path: path, log: { _ in }))
+        let opened = LibraryIndex.open(path: path, log: { _ in })
+        return try #require(opened)
     }
 
     static func scan(_ library: TestLibrary) -> Catalog { CatalogScanner(root: library.root, siteTitle: "T").scan().catalog }
@@ -89,10 +96,11 @@ import Testing
         try Data(repeating: 0x5a, count: 8192).write(to: URL(fileURLWithPath: path))
         unlink(path + "-wal")
         unlink(path + "-shm")
-        let lines = Mutex<[String]>([])
-        let reopened = try #require(LibraryIndex.open(path: path, log: { line in lines.withLock { $0.append(line) } }))
+        let lines = LogLines()
+        let opened = LibraryIndex.open(path: path, log: { line in lines.add(line) })
+        let reopened = try #require(opened)
         #expect(reopened.photoCount() == 0)
-        #expect(lines.withLock { $0 }.contains { $0.contains("building a new index") })
+        #expect(lines.all.contains { $0.contains("building a new index") })
         let counter = CountingReader()
         #expect(LibraryIndexer(index: reopened, readFile: counter.reader).refresh(Self.scan(library)).photos == 7)
         #expect(counter.reads.load(ordering: .relaxed) == 7)

@@ -81,6 +81,8 @@ public final class CatalogStore: Sendable {
             current = (result.catalog, result.fingerprint)
             return true
         }
+        // The scan's own garbage (and the replaced snapshot, once requests let go of it).
+        MemoryTrim.releaseFreedMemory()
         if changed {
             for w in result.warnings { log("catalog: \(w)") }
             log("catalog: rescanned, \(result.catalog.albums.count) albums, \(result.catalog.items.count) items")
