@@ -75,6 +75,8 @@ public final class LibraryIndex: Sendable {
     /// Opens the index at `path`, creating it (and rebuilding a damaged, foreign or outdated
     /// one, with a log line); nil when it cannot be created or opened for writing.
     public static func open(path: String, log: @escaping @Sendable (String) -> Void) -> LibraryIndex? {
+        // Its folder is made here, so `--index` may name one that does not exist yet.
+        try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         guard let connection = openChecked(path: path, log: log) else { return nil }
         return LibraryIndex(path: path, connection: connection, log: log)
     }
