@@ -408,6 +408,8 @@ enum FaultCacheFolder {
             let path = directory + "/" + name
             if name.hasPrefix(".tmp-") { audit.temps.append(name); continue }
             if name.hasSuffix(".lock") { continue }
+            // The library index lives in the cache folder too (docs/library-index.md).
+            if name.hasPrefix("library-index.sqlite") { continue }
             if name.hasSuffix(".json") {
                 let key = String(name.dropLast(5))
                 if !FileManager.default.fileExists(atPath: directory + "/" + key) { audit.problems.append("\(name): metadata without data") }
