@@ -25,7 +25,7 @@ ensure_packages() {
 RUNTIME_PACKAGES=(libfcgi-dev zlib1g-dev libcurl4-openssl-dev libsqlite3-dev libssl-dev nginx spawn-fcgi)
 # The demo's wallpaper packages are never installed: deploy/demo/make-demo downloads them and
 # unpacks only the photos that deploy/demo/photos.list names (dpkg-deb needs no extra package).
-TEST_PACKAGES=(libjpeg-turbo-progs libvips-tools python3-pil pngcheck imagemagick chromium wrk hyperfine curl webp libde265-examples)
+TEST_PACKAGES=(libjpeg-turbo-progs libvips-tools python3-pil pngcheck imagemagick chromium wrk hyperfine curl webp libde265-examples unzip)
 
 # pid_alive PIDFILE NAME: true when the pid file names a live process whose command is NAME.
 pid_alive() {

@@ -2,9 +2,22 @@
 //
 // The order comes page by page from /album/<id>/photos?page=N (the same photos as the grid's
 // page N), so an album of thousands of photos costs one small request per page of photos
-// shown, never one list of all. Each photo lists its fit sizes with their true pixel widths.
+// shown, never one list of all. Each photo lists its fit sizes with their true pixel widths,
+// each also as WebP when the gallery serves it; WebP is taken once the browser has shown it
+// can decode it (a page image it chose from a <picture>, or the tiny probe below).
 window.galleryViewerAlbum = (function () {
   "use strict";
+  var webp = { supported: false };
+  (function probeWebP() {
+    // A page image already taken from a <source type="image/webp"> settles it at once.
+    var imgs = document.querySelectorAll ? document.querySelectorAll("picture img") : [];
+    for (var i = 0; i < imgs.length; i++) if (/\.webp\?/.test(imgs[i].currentSrc || "")) { webp.supported = true; return; }
+    // Otherwise a 1×1 lossy WebP: the browser decodes it or fails.
+    var probe = new Image();
+    probe.onload = function () { webp.supported = probe.width === 1; };
+    probe.src = "data:image/webp;base64,UklGRiIAAABXRUJQVlA4IBYAAAAwAQCdASoBAAEADsD+JaQAA3AAAAAA";
+  })();
+  function chosen(candidate) { return (webp.supported && candidate.webp) || candidate.src; }
   function Sequence(feed, total, pageSize) {
     this.feed = feed;
     this.total = total;
@@ -43,7 +56,7 @@ window.galleryViewerAlbum = (function () {
   function pickSource(photo, box, zoomed) {
     var list = (photo && photo.srcset) || [];
     if (!list.length) return null;
-    if (zoomed) return photo.large || list[list.length - 1].src;
+    if (zoomed) return (webp.supported && photo.largeWebp) || photo.large || chosen(list[list.length - 1]);
     var dpr = window.devicePixelRatio || 1;
     var need;
     if (photo.width && photo.height) {
@@ -51,9 +64,9 @@ window.galleryViewerAlbum = (function () {
     } else {
       need = Math.max(box.w, box.h) * dpr; // widths are nominal (the longest edge) here
     }
-    for (var i = 0; i < list.length; i++) if (list[i].width >= need - 0.5) return list[i].src;
-    return list[list.length - 1].src;
+    for (var i = 0; i < list.length; i++) if (list[i].width >= need - 0.5) return chosen(list[i]);
+    return chosen(list[list.length - 1]);
   }
 
-  return { Sequence: Sequence, fittedSize: fittedSize, pickSource: pickSource };
+  return { Sequence: Sequence, fittedSize: fittedSize, pickSource: pickSource, webp: webp };
 })();

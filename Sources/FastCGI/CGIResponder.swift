@@ -10,7 +10,18 @@ struct CGIResponder {
     func respond() -> Int32 {
         let response = handler.answer(params: FastCGIRequest.parameters(from: environ), maxBodyBytes: maxBodyBytes,
                                       readBody: readStdin)
-        let ok = writeAll(response.encodedHead()) && (response.omitBody || writeAll(response.body))
+        defer { response.stream?.finished() }
+        var ok = response.encodedHead().withUnsafeBytes { writeAll($0) }
+        if ok && !response.omitBody {
+            if let stream = response.stream {
+                stream.produce { bytes in
+                    ok = ok && writeAll(bytes)
+                    return ok
+                }
+            } else {
+                ok = response.body.withUnsafeBytes { writeAll($0) }
+            }
+        }
         return ok ? 0 : 1
     }
 
@@ -29,15 +40,13 @@ struct CGIResponder {
         return body
     }
 
-    private func writeAll(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(1, raw.baseAddress! + offset, raw.count - offset)
-                if n <= 0 { return false }
-                offset += n
-            }
-            return true
+    private func writeAll(_ raw: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        while offset < raw.count {
+            let n = write(1, raw.baseAddress! + offset, raw.count - offset)
+            if n <= 0 { return false }
+            offset += n
         }
+        return true
     }
 }

@@ -29,22 +29,29 @@ struct FastCGIExchange {
     }
 
     private func write(_ response: FastCGIResponse) {
+        defer { response.stream?.finished() }
         guard let out = request.pointee.out else { return }
-        put(response.encodedHead(), to: out)
-        if !response.omitBody { put(response.body, to: out) }
+        let head = response.encodedHead()
+        let headSent = head.withUnsafeBytes { put($0, to: out) }
+        guard headSent, !response.omitBody else { return }
+        if let stream = response.stream {
+            stream.produce { put($0, to: out) }
+        } else {
+            _ = response.body.withUnsafeBytes { put($0, to: out) }
+        }
     }
 
-    private func put(_ bytes: [UInt8], to stream: UnsafeMutablePointer<FCGX_Stream>) {
-        bytes.withUnsafeBufferPointer { buf in
-            guard let base = buf.baseAddress else { return }
-            var offset = 0
-            // FCGX_PutStr takes an Int32 length: write large bodies in bounded pieces.
-            while offset < buf.count {
-                let n = min(buf.count - offset, 1 << 20)
-                let wrote = (base + offset).withMemoryRebound(to: CChar.self, capacity: n) { FCGX_PutStr($0, Int32(n), stream) }
-                if wrote != Int32(n) { return }
-                offset += n
-            }
+    /// Writes all of `bytes`; false when the web server's connection failed.
+    private func put(_ bytes: UnsafeRawBufferPointer, to stream: UnsafeMutablePointer<FCGX_Stream>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        var offset = 0
+        // FCGX_PutStr takes an Int32 length: write large bodies in bounded pieces.
+        while offset < bytes.count {
+            let n = min(bytes.count - offset, 1 << 20)
+            let wrote = (base + offset).withMemoryRebound(to: CChar.self, capacity: n) { FCGX_PutStr($0, Int32(n), stream) }
+            if wrote != Int32(n) { return false }
+            offset += n
         }
+        return true
     }
 }

@@ -8,13 +8,21 @@ public struct FastCGIResponse: Sendable {
     public var body: [UInt8]
     /// Send the headers (with the body's Content-Length) but not the body itself.
     public var omitBody: Bool
+    /// A body written while it is sent, instead of `body` (which is then ignored): for answers
+    /// too large to hold in memory. Its `length` is the Content-Length.
+    public var stream: FastCGIBodyStream?
 
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], omitBody: Bool = false) {
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], omitBody: Bool = false,
+                stream: FastCGIBodyStream? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
         self.omitBody = omitBody
+        self.stream = stream
     }
+
+    /// The Content-Length: the stream's length when there is one, else the body's.
+    public var contentLength: Int { stream?.length ?? body.count }
 
     /// The first header value with `name`, case-insensitive.
     public func header(_ name: String) -> String? {
@@ -28,7 +36,7 @@ public struct FastCGIResponse: Sendable {
         for (name, value) in headers {
             head += "\(FastCGIResponse.clean(name)): \(FastCGIResponse.clean(value))\r\n"
         }
-        head += "Content-Length: \(body.count)\r\n\r\n"
+        head += "Content-Length: \(contentLength)\r\n\r\n"
         return Array(head.utf8)
     }
 
@@ -43,6 +51,7 @@ public struct FastCGIResponse: Sendable {
         switch status {
         case 200: return "OK"
         case 204: return "No Content"
+        case 206: return "Partial Content"
         case 301: return "Moved Permanently"
         case 302: return "Found"
         case 304: return "Not Modified"
@@ -53,6 +62,7 @@ public struct FastCGIResponse: Sendable {
         case 413: return "Content Too Large"
         case 414: return "URI Too Long"
         case 415: return "Unsupported Media Type"
+        case 416: return "Range Not Satisfiable"
         case 422: return "Unprocessable Content"
         case 500: return "Internal Server Error"
         case 502: return "Bad Gateway"
@@ -60,6 +70,28 @@ public struct FastCGIResponse: Sendable {
         case 504: return "Gateway Timeout"
         default: return "Status \(status)"
         }
+    }
+}
+
+/// A response body produced piece by piece while it is sent, in constant memory.
+///
+/// The transport calls `produce` once with a `send` function (unless the body is omitted, as
+/// for HEAD), then `finished` exactly once in every case, so a handler can hold a resource
+/// (a download slot) from answering until the body is done. `send` hands bytes to the web
+/// server and returns false once the client is gone: `produce` should stop then. Writing fewer
+/// than `length` bytes leaves the client with a truncated answer (its Content-Length tells it
+/// so), which is how a failure after the headers is reported.
+public struct FastCGIBodyStream: Sendable {
+    /// Bytes `produce` writes in total.
+    public var length: Int
+    public var produce: @Sendable (_ send: (UnsafeRawBufferPointer) -> Bool) -> Void
+    public var finished: @Sendable () -> Void
+
+    public init(length: Int, produce: @escaping @Sendable (_ send: (UnsafeRawBufferPointer) -> Bool) -> Void,
+                finished: @escaping @Sendable () -> Void = {}) {
+        self.length = length
+        self.produce = produce
+        self.finished = finished
     }
 }
 

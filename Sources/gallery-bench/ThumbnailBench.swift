@@ -83,6 +83,7 @@ enum ThumbnailBench {
             print(String(format: "ours/vipsthumbnail geometric mean: %.2fx (target <= 0.70x)", geo))
         }
         headroomStudy(context, photos: photos)
+        ColourCostBench.run(context)
     }
 
     /// Factors tried for `RenderOptions.decodeHeadroom`.

@@ -2,6 +2,10 @@ import Foundation
 
 // gallery-bench [--runs N] [--only a,b] [--photos N] PHOTO_DIR
 // Every section measures ours beside a reference tool in the same run and prints ratios.
+// `gallery-bench decode-hevc FILE` is the child process the heic section times.
+if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "decode-hevc" {
+    exit(HEICBench.decodeCommand(CommandLine.arguments[2]))
+}
 var runs = 5
 var only: Set<String>? = nil
 var libraryPhotos = 100_000

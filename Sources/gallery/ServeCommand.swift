@@ -1,6 +1,7 @@
 import FastCGI
 import Foundation
 import Gallery
+import ImageCodec
 import ImagePipeline
 
 /// `gallery serve`: reads flags (and GALLERY_* environment variables), builds the pipeline and
@@ -25,10 +26,12 @@ enum ServeCommand {
             var pipelineConfiguration = PipelineConfiguration(cacheDirectory: options.cacheDirectory, libraryRoot: options.root)
             pipelineConfiguration.log = { log("image-pipeline: " + $0) }
             options.tuning.apply(to: &pipelineConfiguration)
+            pipelineConfiguration.colour = options.colour
             let pipeline = ImagePipeline(configuration: pipelineConfiguration)
             let app = try GalleryApp(configuration: GalleryConfiguration(
                 libraryRoot: options.root, templatesDirectory: options.templates, publicDirectory: options.publicDirectory,
                 siteTitle: options.title, rescanInterval: options.rescanSeconds, pageLookupBudget: options.pageWaitSeconds,
+                maxDownloads: options.maxDownloads, shareKeyFile: options.shareKeyFile, formats: options.formats,
                 indexPath: options.indexPath, defaultSort: options.sort),
                 pipeline: pipeline, log: log)
             log("gallery: library \(options.root): \(app.catalog.albums.count) albums, \(app.catalog.items.count) items")
@@ -57,14 +60,19 @@ struct ServeOptions {
     /// The library index file; nil with `--index off`.
     var indexPath: String?
     var sort = AlbumSort.name
+    var maxDownloads = GalleryConfiguration.defaultMaxDownloads
+    var shareKeyFile: String?
     var tuning = PipelineTuning()
+    var formats = GalleryConfiguration.defaultFormats
+    var colour = ColourOutput.srgb
 
     struct Problem: Error, CustomStringConvertible { var description: String }
 
     static func parse(_ args: [String], environment env: [String: String]) throws -> ServeOptions {
         var values: [String: String] = [:]
         var rest = args[...]
-        let known = ["--root", "--socket", "--listen", "--threads", "--cache-dir", "--templates", "--public", "--title", "--log", "--rescan", "--page-wait", "--index", "--sort"]
+        let known = ["--root", "--socket", "--listen", "--threads", "--cache-dir", "--templates", "--public", "--title", "--log", "--rescan", "--page-wait",
+                     "--max-downloads", "--share-key", "--formats", "--colour", "--index", "--sort"]
             + PipelineTuning.flags.map(\.flag)
         while let flag = rest.popFirst() {
             guard known.contains(flag) else { throw Problem(description: "unknown option \(flag)") }
@@ -106,6 +114,16 @@ struct ServeOptions {
             guard let sort = AlbumSort(rawValue: word) else { throw Problem(description: "--sort wants date or name") }
             options.sort = sort
         }
+        if let d = pick("--max-downloads", "GALLERY_MAX_DOWNLOADS") {
+            guard let n = Int(d), n >= 1, n <= 1024 else { throw Problem(description: "--max-downloads wants 1...1024") }
+            options.maxDownloads = n
+        }
+        options.shareKeyFile = pick("--share-key", "GALLERY_SHARE_KEY").map(absolute)
+        if let f = pick("--formats", "GALLERY_FORMATS") { options.formats = try formats(f) }
+        if let c = pick("--colour", "GALLERY_COLOUR") {
+            guard let mode = ColourOutput(rawValue: c) else { throw Problem(description: "--colour wants srgb or wide") }
+            options.colour = mode
+        }
         options.title = pick("--title", "GALLERY_TITLE") ?? options.title
         options.logFile = pick("--log", "GALLERY_LOG")
         for knob in PipelineTuning.flags {
@@ -130,6 +148,20 @@ struct ServeOptions {
     /// The index lives in the cache folder unless `--index` moves it.
     static func defaultIndexPath(cacheDirectory: String) -> String {
         (cacheDirectory.hasSuffix("/") ? cacheDirectory : cacheDirectory + "/") + "library-index.sqlite"
+    }
+
+    /// "jpeg,webp" (any order) or "jpeg": JPEG is the fallback every browser shows, so it is
+    /// always served.
+    static func formats(_ text: String) throws -> Set<RenderFormat> {
+        var set = Set<RenderFormat>()
+        for name in text.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let format = RenderFormat(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                throw Problem(description: "--formats wants jpeg or jpeg,webp (not \(name))")
+            }
+            set.insert(format)
+        }
+        guard set.contains(.standard) else { throw Problem(description: "--formats must include jpeg, the format every browser shows") }
+        return set
     }
 
     private static func absolute(_ path: String) -> String {
@@ -174,6 +206,8 @@ struct PipelineTuning {
         Knob(flag: "--decode-budget-bytes", variable: "GALLERY_DECODE_BUDGET_BYTES", maximum: Double(1 << 41)) { $0.decodeMemoryBudgetBytes = Int($1) },
         Knob(flag: "--decode-budget-wait", variable: "GALLERY_DECODE_BUDGET_WAIT", maximum: 600) { $0.decodeMemoryBudgetWait = $1 },
         Knob(flag: "--jpeg-quality", variable: "GALLERY_JPEG_QUALITY", maximum: 100) { $0.jpegQuality = Int($1) },
+        Knob(flag: "--webp-quality", variable: "GALLERY_WEBP_QUALITY", maximum: 100,
+             words: ["auto": 0]) { $0.webpQuality = $1 > 0 ? Int($1) : nil },
         Knob(flag: "--max-renders", variable: "GALLERY_MAX_RENDERS", maximum: 1024) { $0.maxConcurrentRenders = Int($1) },
     ]
 

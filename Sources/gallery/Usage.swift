@@ -9,12 +9,16 @@ usage:
                   [--remote-revalidate-after S | never]
                   [--disk-cache-bytes N] [--render-cache-bytes N] [--decode-max-bytes N]
                   [--decode-budget-bytes N] [--decode-budget-wait S]
-                  [--jpeg-quality Q] [--max-renders N]
+                  [--jpeg-quality Q] [--webp-quality Q | auto] [--max-renders N]
+                  [--formats jpeg,webp | jpeg] [--colour srgb | wide] [--max-downloads N] [--share-key FILE]
   gallery decode IN OUT [--scale M/8] [--orient]     write .ppm, .pgm, .pam or .png
   gallery probe IN                                    one JSON line
   gallery thumb IN OUT (--size 480 | --cover 240x240) [--quality 82]
   gallery index --root DIR [--cache-dir DIR] [--index PATH]   build or refresh the library index
   gallery warm (--root DIR | --manifest FILE) --sizes 240,480,...
+  gallery share ALBUM --root DIR [--cache-dir DIR] [--share-key FILE]
+                                                      print the share link path (/s/<token>/) of
+                                                      an album (folder path or id)
 """
 
 /// Writes one line to standard error (stderr as a C global is not concurrency-safe in Swift 6).

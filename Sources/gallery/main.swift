@@ -15,6 +15,7 @@ case "probe": status = CodecCommands.probe(rest)
 case "thumb": status = PipelineCommands.thumb(rest)
 case "warm": status = PipelineCommands.warm(rest)
 case "index": status = IndexCommand.run(rest)
+case "share": status = ShareCommand.run(rest)
 case "help", "--help", "-h":
     print(usageText)
     status = 0

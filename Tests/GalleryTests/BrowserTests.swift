@@ -24,6 +24,12 @@ import Glibc
         pre.id = "probe-result";
         pre.textContent = JSON.stringify(out);
         document.body.appendChild(pre);
+        // Every image the page fetched (the probe's own reloads hit the cache: same URLs).
+        var fetched = document.createElement("pre");
+        fetched.id = "probe-fetched";
+        fetched.textContent = JSON.stringify(performance.getEntriesByType("resource")
+          .map(function (e) { return e.name; }).filter(function (n) { return n.indexOf("/img/") >= 0; }));
+        document.body.appendChild(fetched);
       }
       if (pending === 0) { done(); return; }
       imgs.forEach(function (img) {
@@ -91,10 +97,16 @@ import Glibc
                     #expect(Int(img.dpr) == scale)
                     let path = String(img.src.drop { $0 != "/" }.dropFirst(2).drop { $0 != "/" })
                     let want = Self.wantedSpec(for: path, page: name, scale: scale, catalog: catalog)
-                    #expect(path.contains("/\(want)?v="), "\(name)@\(scale)x: browser chose \(path), want spec \(want)")
+                    // The WebP source of the <picture>: Chromium shows WebP, so it must never fetch the JPEG.
+                    #expect(path.contains("/\(want).webp?v="), "\(name)@\(scale)x: browser chose \(path), want spec \(want) as WebP")
                     let size = try #require(ImageURLs.expectedSize(path, catalog: catalog))
                     #expect(img.w == size.width && img.h == size.height,
                             "\(name)@\(scale)x: \(path) is \(img.w)x\(img.h), want \(size.width)x\(size.height)")
+                }
+                let fetched = try Self.probeFetched(dom)
+                #expect(!fetched.isEmpty, "\(name)@\(scale)x: no image fetched")
+                for url in fetched {
+                    #expect(url.contains(".webp?v="), "\(name)@\(scale)x: fetched \(url), which is not a WebP URL")
                 }
                 #expect(FileManager.default.fileExists(atPath: "\(shots)/\(name)@\(scale)x.png"))
             }
@@ -122,6 +134,17 @@ import Glibc
             return seen.insert(width).inserted ? ("\(edge)x\(edge)", width) : nil
         }
         return (candidates.first { $0.width >= 240 * scale } ?? candidates.last!).spec
+    }
+
+    /// The /img/ URLs the page fetched, from the probe's resource timing list.
+    static func probeFetched(_ dom: String) throws -> [String] {
+        guard let start = dom.range(of: "<pre id=\"probe-fetched\">"),
+              let end = dom[start.upperBound...].range(of: "</pre>") else {
+            throw GalleryStack.Failure(description: "no fetched list in the page")
+        }
+        let json = dom[start.upperBound..<end.lowerBound]
+            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&amp;", with: "&")
+        return try JSONDecoder().decode([String].self, from: Data(json.utf8))
     }
 
     static func probeResult(_ dom: String) throws -> [Shown] {

@@ -410,6 +410,8 @@ enum FaultCacheFolder {
             if name.hasSuffix(".lock") { continue }
             // The library index lives in the cache folder too (docs/library-index.md).
             if name.hasPrefix("library-index.sqlite") { continue }
+            // The share-link secret lives in the cache folder too (the disk cache ignores it).
+            if name == "share.key" { continue }
             if name.hasSuffix(".json") {
                 let key = String(name.dropLast(5))
                 if !FileManager.default.fileExists(atPath: directory + "/" + key) { audit.problems.append("\(name): metadata without data") }

@@ -15,8 +15,11 @@ import ImagePipeline
         #expect(Router.route(path: "/album/\(id)/photos", query: "page=0") == .notFound)
         #expect(Router.route(path: "/album/\(id)/pictures", query: "") == .notFound)
         #expect(Router.route(path: "/original/\(id)", query: "") == .original(id: id))
-        #expect(Router.route(path: "/img/\(id)/240x240", query: "v=abc123") == .image(id: id, spec: SizeSpec(parsing: "240x240")!, version: "abc123"))
-        #expect(Router.route(path: "/img/\(id)/960", query: "") == .image(id: id, spec: SizeSpec(parsing: "960")!, version: nil))
+        #expect(Router.route(path: "/img/\(id)/240x240", query: "v=abc123") == .image(id: id, spec: SizeSpec(parsing: "240x240")!, format: .standard, version: "abc123"))
+        #expect(Router.route(path: "/img/\(id)/960", query: "") == .image(id: id, spec: SizeSpec(parsing: "960")!, format: .standard, version: nil))
+        #expect(Router.route(path: "/img/\(id)/480x480.webp", query: "v=abc123") == .image(id: id, spec: SizeSpec(parsing: "480x480")!, format: .webp, version: "abc123"))
+        // Wide colour renders carry their mode in the version.
+        #expect(Router.route(path: "/img/\(id)/960.webp", query: "v=abc123-p3") == .image(id: id, spec: SizeSpec(parsing: "960")!, format: .webp, version: "abc123-p3"))
         #expect(Router.route(path: "/healthz", query: "") == .healthz)
         #expect(Router.route(path: "/metrics", query: "") == .metrics)
     }
@@ -35,7 +38,14 @@ import ImagePipeline
         #expect(Router.route(path: "/", query: "page=abc") == .notFound)
         #expect(Router.route(path: "/", query: "page=99999999999999999999") == .notFound)
         // A malformed version is treated as absent (the handler redirects to the current one).
-        #expect(Router.route(path: "/img/\(id)/480", query: "v=../../x") == .image(id: id, spec: SizeSpec(parsing: "480")!, version: nil))
+        #expect(Router.route(path: "/img/\(id)/480", query: "v=../../x") == .image(id: id, spec: SizeSpec(parsing: "480")!, format: .standard, version: nil))
+        for v in ["abc-", "-p3", "abc-p3-x", "ABC", "abc-P3", "abc-toolongtag"] {
+            #expect(Router.route(path: "/img/\(id)/480", query: "v=\(v)") == .image(id: id, spec: SizeSpec(parsing: "480")!, format: .standard, version: nil), "\(v)")
+        }
+        // One spelling per format: other extensions, upper case or a second dot name nothing.
+        for size in ["480.jpg", "480.WEBP", "480.webp.webp", "480.", "480.png", "480..webp", ".webp"] {
+            #expect(Router.route(path: "/img/\(id)/\(size)", query: "") == (size == ".webp" ? .badImageSize(id: id) : .notFound), "\(size)")
+        }
     }
 
     @Test func traversalAndEncodedVariantsNeverRoute() {

@@ -101,9 +101,10 @@ import Glibc
             try b.eval("JSON.stringify(window.galleryViewer.state())").flatMap { $0 as? String }
                 .flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] } ?? [:]
         }
-        /// The URL of slide `slot` (0 previous, 1 current, 2 next) once it has loaded.
+        /// The URL of slide `slot` (0 previous, 1 current, 2 next) once it has loaded: the WebP
+        /// size, which Chromium shows (the feed lists each size in both formats).
         func slideLoaded(_ slot: Int, photo index: Int, edge: Int) -> String {
-            "(function(){var s=galleryViewer.state().slides[\(slot)];return s&&s.index===\(index)&&s.natural>0&&s.url.indexOf('/img/\(ids[index])/\(edge)?v=')===0;})()"
+            "(function(){var s=galleryViewer.state().slides[\(slot)];return s&&s.index===\(index)&&s.natural>0&&s.url.indexOf('/img/\(ids[index])/\(edge).webp?v=')===0;})()"
         }
         func expectShown(_ index: Int, _ what: String) throws {
             let want = expectedEdge(photos[index], screen)

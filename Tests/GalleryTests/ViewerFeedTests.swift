@@ -91,9 +91,12 @@ import Testing
         let h = try Self.harness(pageSize: 60)
         let trips = h.album(titled: "Trips")
         let page = AppTests.text(h.send("/album/\(trips.id)"))
-        func srcset(_ name: String) -> String {
+        /// The `<img>`'s srcset (JPEG), or with `webp` the `<source>`'s before it.
+        func srcset(_ name: String, webp: Bool = false) -> String {
             let id = h.item(named: name).id
-            let start = page.range(of: "srcset=\"/img/\(id)/")!.lowerBound
+            let img = page.range(of: "<img src=\"/img/\(id)/")!.lowerBound
+            let start = webp ? page[..<img].range(of: "srcset=\"/img/\(id)/", options: .backwards)!.lowerBound
+                             : page[img...].range(of: "srcset=\"")!.lowerBound
             let value = page[start...].dropFirst(8)
             return String(value[..<value.firstIndex(of: "\"")!])
         }
@@ -108,6 +111,9 @@ import Testing
         #expect(widths(srcset("Flower.jpg")) == ["240x240 156w"])
         #expect(widths(srcset("Odd_Size_Progressive.jpg")) == ["240x240 240w", "480x480 480w", "720x720 667w"])
         #expect(widths(srcset("Square.png")) == ["240x240 240w", "480x480 480w", "720x720 720w"])
+        // The WebP source offers the same sizes and widths.
+        #expect(widths(srcset("Small_600x400.jpg", webp: true)) == ["240x240.webp 240w", "480x480.webp 400w"])
+        #expect(widths(srcset("Flower.jpg", webp: true)) == ["240x240.webp 156w"])
 
         // The renders behind them are square, at the true width.
         for (name, spec, edge) in [("Small_600x400.jpg", "480x480", 400), ("Small_600x400.jpg", "720x720", 400),

@@ -103,7 +103,7 @@ import Testing
     /// Random damage to every fixture profile: typed errors or working transforms, nothing else.
     @Test func randomlyDamagedProfilesNeverCrash() throws {
         var rng = SplitMix64(seed: 0xC010)
-        var sources = try ["adobe_rgb.png", "display_p3.png", "lut_mft1.png", "gray.png", "cmyk_swop.jpg"].map(ColourFixtures.profile)
+        var sources = try ["adobe_rgb.png", "display_p3.png", "lut_mft1.png", "gray.png", "cmyk_fogra39.jpg"].map(ColourFixtures.profile)
         sources.append(DisplayP3Profile.bytes)
         var errors = 0, built = 0
         for source in sources {

@@ -140,6 +140,25 @@ struct WebPEncoderTests {
         }
     }
 
+    @Test("an ICC profile goes into VP8X + ICCP, before ALPH, and reads back; dwebp shows the same pixels",
+          .enabled(if: hasDwebp))
+    func embedsICCProfile() throws {
+        let profile = ColourTransform.displayP3Profile
+        for layout in [Bitmap.Layout.rgb, .rgba] {
+            var bitmap = Self.synthetic(width: 37, height: 21, layout: layout)
+            if layout == .rgba { for i in stride(from: 3, to: bitmap.pixels.count, by: 8) { bitmap.pixels[i] = 90 } }
+            let plain = try WebPEncoder.encode(bitmap, quality: 80)
+            let tagged = try WebPEncoder.encode(bitmap, quality: 80, iccProfile: profile)
+            #expect(Array(tagged[12..<16]) == Array("VP8X".utf8))
+            #expect(tagged[20] & 0x20 != 0, "ICC flag")
+            #expect((tagged[20] & 0x10 != 0) == (layout == .rgba), "alpha flag")
+            #expect(Array(tagged[30..<34]) == Array("ICCP".utf8), "ICCP must follow VP8X")
+            #expect(try ImageCodec.probe(tagged).iccProfile == profile)
+            #expect(try ImageCodec.probe(plain).iccProfile == nil)
+            #expect(try Self.decode(tagged, name: "icc-\(layout)").pixels == Self.decode(plain, name: "plain-\(layout)").pixels)
+        }
+    }
+
     @Test("rejects sizes VP8 cannot hold and bad parameters")
     func rejects() throws {
         let wide = try Bitmap(width: 16384, height: 1, layout: .gray)

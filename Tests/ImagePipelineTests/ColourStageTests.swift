@@ -6,7 +6,7 @@ import Testing
 /// The colour stage inside renders: wide-gamut sources come out as sRGB (or Display P3 with a
 /// profile in wide mode), sRGB sources are untouched, a broken profile costs a warning only.
 @Suite struct ColourStageTests {
-    static let wide = ["adobe_rgb.png", "display_p3.png", "prophoto.png", "lut_mab.png", "cmyk_swop.jpg"]
+    static let wide = ["adobe_rgb.png", "display_p3.png", "prophoto.png", "lut_mab.png", "cmyk_fogra39.jpg"]
 
     static func png(_ name: String, edge: Int = 32, colour: ColourOutput = .srgb) throws -> (Bitmap, RenderOutcome) {
         let options = RenderOptions(format: .png, allowPassthrough: false, colour: colour)

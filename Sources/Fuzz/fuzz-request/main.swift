@@ -67,7 +67,12 @@ func fuzzRequest(method: String, target: String) {
     let request = FastCGIRequest(params: ["REQUEST_METHOD": method, "REQUEST_URI": target])
     let route = Router.route(path: request.path, query: request.query)
     checkRoute(route, path: request.path)
+    if let share = Router.shareScope(path: request.path) {
+        precondition(!share.token.isEmpty && !share.token.contains("/") && share.rest.hasPrefix("/"), "bad share split of \(request.path)")
+    }
     let response = RequestFuzzHarness.app.handle(request)
+    // A streamed body (an album ZIP) holds a download slot until the transport finishes it.
+    defer { response.stream?.finished() }
     if method == "GET" || method == "HEAD" {
         precondition(RequestFuzzHarness.expectedStatuses.contains(response.status) || response.status == 415
                      || response.status == 422 || response.status == 503,
@@ -128,21 +133,31 @@ func fuzzSizeSpec(_ text: String) {
     precondition(spec.description == text, "two spellings of one size: \(text) and \(spec.description)")
 }
 
+/// A version is lowercase hex, then optionally "-" and a short tag of lowercase letters and digits.
+func checkVersion(_ version: String) {
+    let parts = version.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+    let hex = parts[0].utf8.allSatisfy { b in (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) }
+    let tag = parts.count == 1 || parts[1].utf8.allSatisfy { b in (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x7A) }
+    precondition(!parts[0].isEmpty && hex && tag, "bad version \(version)")
+}
+
 /// Invariants every route must keep, whatever the input.
 func checkRoute(_ route: Route, path: String) {
     let safe = path.utf8.allSatisfy { b in
         (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2F || b == 0x2D || b == 0x5F
+            || b == 0x2E
     }
     if !safe { precondition(route == .notFound, "path with unsafe bytes routed: \(path)") }
     switch route {
     case .album(let id, let page), .albumPhotos(let id, let page):
         precondition(StableID.isWellFormed(id) && page >= 1 && page <= Router.maxPage, "bad album route")
-    case .photo(let id), .original(let id), .badImageSize(let id):
+    case .photo(let id), .original(let id), .badImageSize(let id), .albumDownload(let id, _):
         precondition(StableID.isWellFormed(id), "bad id \(id)")
-    case .image(let id, let spec, let version):
+    case .image(let id, let spec, let format, let version):
         precondition(StableID.isWellFormed(id), "bad id \(id)")
         precondition(SizeSpec(parsing: spec.description) == spec, "size does not read back: \(spec)")
-        if let version { precondition(version.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) }
+        precondition(RenderFormat.split(spec.description + format.urlSuffix).map { $0.format } == format, "format does not read back")
+        if let version { checkVersion(version) }
     case .index(let page):
         precondition(page >= 1 && page <= Router.maxPage, "bad page")
     case .healthz, .metrics, .notFound:

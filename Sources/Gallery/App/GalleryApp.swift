@@ -12,6 +12,13 @@ public final class GalleryApp: FastCGIHandler, Sendable {
     let pipeline: ImagePipeline
     let metrics = RequestMetrics()
     let assets: StaticAssets
+    /// Album ZIP downloads streaming now (at most `configuration.maxDownloads`).
+    let downloads: DownloadSlots
+    let zipChecksums = ZipChecksums()
+    let shares: ShareLinks
+    /// Shared views by catalog fingerprint and album, so the images of a shared album do not
+    /// copy its part of the catalog once per request.
+    private let sharedViews = BoundedMap<String, Catalog>(limit: 64)
     let log: @Sendable (String) -> Void
     /// The library index (nil without one, or when its file cannot be opened for writing),
     /// and its writer when this process is the one that indexes.
@@ -28,6 +35,11 @@ public final class GalleryApp: FastCGIHandler, Sendable {
         self.log = log
         templates = try TemplateLibrary(directory: configuration.templatesDirectory)
         assets = StaticAssets(directory: configuration.publicDirectory, prefix: configuration.staticPrefix)
+        downloads = DownloadSlots(limit: configuration.maxDownloads)
+        let keyPath = configuration.shareKeyFile ?? pipeline.configuration.cacheDirectory + "/" + ShareKey.defaultFileName
+        shares = ShareLinks(keyPath: keyPath, log: log)
+        do { _ = try ShareKey.loadOrCreate(keyPath) } catch { log("share: links disabled: \(error)") }
+        if ShareKey.isExposed(keyPath) { log("share: warning: \(keyPath) is readable by other users; chmod 600 it") }
         let index = configuration.indexPath.flatMap { LibraryIndex.open(path: $0, log: log) }
         self.index = index
         if let index, index.claimWriter() {
@@ -59,9 +71,10 @@ public final class GalleryApp: FastCGIHandler, Sendable {
         let start = DispatchTime.now().uptimeNanoseconds
         metrics.inFlight.add(1, ordering: .relaxed)
         defer { metrics.inFlight.subtract(1, ordering: .relaxed) }
-        let (label, response) = answer(request)
-        var final = response
+        var (label, final) = answer(request)
         if request.method == "HEAD" { final.omitBody = true }
+        // A share link that leaks (pasted somewhere public) should still not land in search engines.
+        if Router.shareScope(path: request.path) != nil { final.headers.append(("X-Robots-Tag", "noindex, nofollow")) }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         metrics.record(route: label, status: final.status, seconds: seconds)
         return final
@@ -75,41 +88,63 @@ public final class GalleryApp: FastCGIHandler, Sendable {
         guard method == "GET" || method == "HEAD" else {
             return ("invalid", errors.response(405, extraHeaders: [("Allow", "GET, HEAD")]))
         }
-        let route = Router.route(path: request.path, query: request.query)
+        var path = request.path
+        var catalog = store.publicCatalog
+        var shared = false
+        if let share = Router.shareScope(path: path) {
+            guard let view = sharedView(token: share.token) else { return ("share", errors.response(404)) }
+            path = share.rest
+            catalog = view
+            shared = true
+        }
+        let route = Router.route(path: path, query: request.query)
         switch route {
         case .index(let page):
             return ("index", albumPage(albumID: catalog.rootID, page: page, catalog: catalog))
         case .album(let id, let page):
-            let snapshot = catalog
-            guard snapshot.albums[id] != nil else { return ("album", errors.response(404)) }
-            return ("album", albumPage(albumID: id, page: page, catalog: snapshot))
+            guard catalog.albums[id] != nil else { return ("album", errors.response(404)) }
+            return ("album", albumPage(albumID: id, page: page, catalog: catalog))
         case .photo(let id):
             return ("photo", photoPage(itemID: id, catalog: catalog))
         case .albumPhotos(let id, let page):
             return ("album_photos", viewerFeed(albumID: id, page: page, catalog: catalog))
+        case .albumDownload(let id, let subalbums):
+            return ("album_download", albumDownload(albumID: id, subalbums: subalbums, catalog: catalog, request: request))
         case .original(let id):
-            return ("original", original(itemID: id, request: request))
-        case .image(let id, let spec, let version):
-            return ("img", image(itemID: id, spec: spec, requestedVersion: version, request: request))
+            return ("original", original(itemID: id, catalog: catalog, request: request))
+        case .image(let id, let spec, let format, let version):
+            return ("img", image(itemID: id, spec: spec, format: format, requestedVersion: version, catalog: catalog, request: request))
         case .badImageSize(let id):
             return ("img", catalog.items[id] == nil ? errors.response(404) : sizeRefused())
-        case .healthz:
+        case .healthz where !shared:
             return ("healthz", healthz())
-        case .metrics:
+        case .metrics where !shared:
             return ("metrics", HTTPResponses.text(200, metricsText(), contentType: "text/plain; version=0.0.4; charset=utf-8"))
-        case .notFound:
+        case .healthz, .metrics, .notFound:
             return ("unknown", errors.response(404))
         }
     }
 
+    /// The catalog a share token opens, or nil (404) for a token that opens nothing.
+    private func sharedView(token: String) -> Catalog? {
+        let (full, fingerprint) = store.versioned
+        guard let album = shares.album(forToken: token, in: full) else { return nil }
+        let key = "\(fingerprint)|\(token)"
+        if let view = sharedViews[key] { return view }
+        guard let view = full.sharedView(of: album.id, linkPrefix: "/s/" + token) else { return nil }
+        sharedViews.set(view, for: key)
+        return view
+    }
+
+    /// Counts of the public view only: a private album is not even counted where anyone can look.
     private func healthz() -> FastCGIResponse {
-        let snapshot = catalog
+        let snapshot = store.publicCatalog
         let body = "ok\nalbums \(snapshot.albums.count)\nitems \(snapshot.items.count)\n"
         return HTTPResponses.text(200, body)
     }
 
     func metricsText() -> String {
-        let snapshot = catalog
+        let snapshot = store.publicCatalog
         var out = metrics.text()
         out += "# HELP gallery_catalog_items Photos in the catalog.\n# TYPE gallery_catalog_items gauge\n"
         out += "gallery_catalog_items \(snapshot.items.count)\n"
@@ -125,11 +160,13 @@ public final class GalleryApp: FastCGIHandler, Sendable {
     func chrome() -> [String: TemplateValue] {
         [
             "siteTitle": .string(catalog.siteTitle),
+            "homeURL": .string("/"),
             "cssURL": .string(assets.url("gallery.css")),
             "jsURL": .string(assets.url("gallery.js")),
             "viewerAlbumJSURL": .string(assets.url("viewer-album.js")),
             "viewerGesturesJSURL": .string(assets.url("viewer-gestures.js")),
             "viewerJSURL": .string(assets.url("viewer.js")),
+            "webp": .bool(configuration.formats.contains(.webp)),
             "iconURL": .string(assets.url("favicon.svg")),
         ]
     }

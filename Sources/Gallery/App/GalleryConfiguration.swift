@@ -1,3 +1,5 @@
+import ImagePipeline
+
 /// Settings of the web layer; every one but the folders has a default.
 public struct GalleryConfiguration: Sendable {
     /// The photo library folder.
@@ -25,16 +27,32 @@ public struct GalleryConfiguration: Sendable {
     public var indexPath: String?
     /// The order of albums the manifest does not order (`--sort`). Default by name.
     public var defaultSort: AlbumSort
+    /// Album ZIP downloads streamed at once by this process; more are answered 503 with
+    /// Retry-After. Each holds a worker thread while its client reads, so keep it below the
+    /// thread count. Default 2.
+    public var maxDownloads: Int
+    /// The file holding the secret of share links (`ShareKey`); nil means `share.key` in the
+    /// pipeline's cache folder. Created with mode 0600 when missing.
+    public var shareKeyFile: String?
+    /// Formats image URLs are served in. `.standard` (JPEG, or PNG with transparency) always;
+    /// with `.webp` too (the default), pages offer WebP through `<picture>` and the viewer
+    /// takes it where the browser shows it. Without it, pages link JPEG only and `.webp`
+    /// URLs are 404.
+    public var formats: Set<RenderFormat>
 
     /// The defaults, in one place for this initialiser and the command line.
     public static let defaultSiteTitle = "Gallery"
     public static let defaultRescanInterval: Double = 3
     public static let defaultPageLookupBudget: Double = 1
+    public static let defaultMaxDownloads = 2
+    public static let defaultFormats: Set<RenderFormat> = [.standard, .webp]
 
     public init(libraryRoot: String, templatesDirectory: String, publicDirectory: String,
                 staticPrefix: String = "/static/", siteTitle: String = defaultSiteTitle, pageSize: Int = 60,
                 rescanInterval: Double = defaultRescanInterval, maxURIBytes: Int = 2048,
-                pageLookupBudget: Double = defaultPageLookupBudget, indexPath: String? = nil, defaultSort: AlbumSort = .name) {
+                pageLookupBudget: Double = defaultPageLookupBudget, maxDownloads: Int = defaultMaxDownloads,
+                shareKeyFile: String? = nil, formats: Set<RenderFormat> = defaultFormats, indexPath: String? = nil,
+                defaultSort: AlbumSort = .name) {
         self.libraryRoot = libraryRoot
         self.templatesDirectory = templatesDirectory
         self.publicDirectory = publicDirectory
@@ -46,5 +64,8 @@ public struct GalleryConfiguration: Sendable {
         self.pageLookupBudget = pageLookupBudget
         self.indexPath = indexPath
         self.defaultSort = defaultSort
+        self.maxDownloads = max(1, maxDownloads)
+        self.shareKeyFile = shareKeyFile
+        self.formats = formats.union([.standard])
     }
 }

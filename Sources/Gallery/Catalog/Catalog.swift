@@ -51,6 +51,10 @@ public struct CatalogAlbum: Sendable, Equatable {
     public var caption: String?
     public var albumIDs: [String]
     public var itemIDs: [String]
+    /// The id of the album whose `gallery.json` entry says `"private": true`, for this album
+    /// and every album below it (the topmost such album when several are marked); nil for a
+    /// public album. Private albums are left out of the public view (`Catalog.publicView`).
+    public var privateRoot: String? = nil
 }
 
 /// An immutable snapshot of the library; the store swaps in a new one when the folder changes.
@@ -59,6 +63,9 @@ public struct Catalog: Sendable {
     public var rootID: String
     public var albums: [String: CatalogAlbum]
     public var items: [String: CatalogItem]
+    /// What every link of a page made from this catalog starts with: "" for the public view,
+    /// "/s/<token>" for the view a share link opens (see `CatalogViews`).
+    public var linkPrefix: String = ""
 
     public init(siteTitle: String, rootID: String, albums: [String: CatalogAlbum], items: [String: CatalogItem]) {
         self.siteTitle = siteTitle

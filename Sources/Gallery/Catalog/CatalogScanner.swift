@@ -79,7 +79,7 @@ public struct CatalogScanner: Sendable {
             }
         }
         let title = manifest?.title ?? siteTitle
-        let rootID = walk(relativePath: "", parentID: nil, depth: 0, state: &state, manifest: manifest, title: title, list: list)
+        let rootID = walk(relativePath: "", parentID: nil, privateRoot: nil, depth: 0, state: &state, manifest: manifest, title: title, list: list)
         addRemoteItems(manifest?.remote ?? [], rootID: rootID, state: &state, manifest: manifest)
         let catalog = Catalog(siteTitle: title, rootID: rootID, albums: state.albums, items: state.items)
         return Result(catalog: catalog, fingerprint: state.fingerprint, warnings: state.warnings)
@@ -139,9 +139,10 @@ public struct CatalogScanner: Sendable {
     }
 
     /// Scans one folder; returns its album id.
-    private func walk(relativePath: String, parentID: String?, depth: Int, state: inout ScanState,
+    private func walk(relativePath: String, parentID: String?, privateRoot: String?, depth: Int, state: inout ScanState,
                       manifest: Manifest?, title: String, list: (String, String, inout ScanState) -> FolderEntries) -> String {
         let albumID = state.uniqueID("album:" + relativePath)
+        let privateRoot = privateRoot ?? (manifest?.albums?[relativePath]?.private == true ? albumID : nil)
         let absolute = relativePath.isEmpty ? state.realRoot : state.realRoot + "/" + relativePath
         let entries = list(relativePath, absolute, &state)
         let subfolders = CatalogNaming.sortedByName(entries.subfolders, name: \.name)
@@ -168,7 +169,7 @@ public struct CatalogScanner: Sendable {
             for folder in subfolders where !state.visitedDirs.contains(folder.real) {
                 let rel = relativePath.isEmpty ? folder.name : relativePath + "/" + folder.name
                 let folderTitle = CatalogNaming.title(fromFileName: folder.name, dropExtension: false)
-                albumIDs.append(walk(relativePath: rel, parentID: albumID, depth: depth + 1, state: &state,
+                albumIDs.append(walk(relativePath: rel, parentID: albumID, privateRoot: privateRoot, depth: depth + 1, state: &state,
                                      manifest: manifest, title: folderTitle, list: list))
             }
         }
@@ -176,7 +177,7 @@ public struct CatalogScanner: Sendable {
         state.albums[albumID] = CatalogAlbum(
             id: albumID, parentID: parentID, relativePath: relativePath,
             title: relativePath.isEmpty ? title : (nonEmpty(text?.title) ?? title),
-            caption: nonEmpty(text?.caption), albumIDs: albumIDs, itemIDs: itemIDs)
+            caption: nonEmpty(text?.caption), albumIDs: albumIDs, itemIDs: itemIDs, privateRoot: privateRoot)
         return albumID
     }
 
@@ -230,9 +231,10 @@ public struct CatalogScanner: Sendable {
         if let existing = state.albums.values.first(where: { $0.relativePath == name }) { return existing.id }
         let id = state.uniqueID("album:" + name)
         let text = manifest?.albums?[name]
+        let privateRoot = state.albums[rootID]?.privateRoot ?? (text?.private == true ? id : nil)
         state.albums[id] = CatalogAlbum(id: id, parentID: rootID, relativePath: name,
                                         title: nonEmpty(text?.title) ?? name, caption: nonEmpty(text?.caption),
-                                        albumIDs: [], itemIDs: [])
+                                        albumIDs: [], itemIDs: [], privateRoot: privateRoot)
         state.albums[rootID]?.albumIDs.append(id)
         return id
     }

@@ -12,7 +12,7 @@ import Synchronization
 /// `refreshInterval` seconds where inotify is not available.
 public final class CatalogStore: Sendable {
     private let scanner: CatalogScanner
-    private let state: Mutex<(catalog: Catalog, fingerprint: UInt64)>
+    private let state: Mutex<(catalog: Catalog, publicView: Catalog, fingerprint: UInt64)>
     private let refreshInterval: Double
     private let log: @Sendable (String) -> Void
     private let started = Atomic<Bool>(false)
@@ -39,13 +39,13 @@ public final class CatalogStore: Sendable {
         let start = CatalogStore.now()
         if let listing = index?.listing() {
             let fromIndex = scanner.build(from: listing)
-            state = Mutex((fromIndex.catalog, fromIndex.fingerprint))
+            state = Mutex((fromIndex.catalog, fromIndex.catalog.publicView(), fromIndex.fingerprint))
             log("catalog: \(fromIndex.catalog.albums.count) albums, \(fromIndex.catalog.items.count) items from the index in "
                 + "\(Int((CatalogStore.now() - start) * 1000)) ms; scanning in the background")
         } else {
             let first = scanner.scan()
             for w in first.warnings { log("catalog: \(w)") }
-            state = Mutex((first.catalog, first.fingerprint))
+            state = Mutex((first.catalog, first.catalog.publicView(), first.fingerprint))
             // The polling watcher's baseline (the inotify one needs none; tests call
             // refreshIfFoldersChanged without starting a watcher).
             lastCheck.withLock { $0 = (scanner.directoryFingerprint(), start) }
@@ -71,6 +71,12 @@ public final class CatalogStore: Sendable {
     /// The latest snapshot.
     public var catalog: Catalog { state.withLock { $0.catalog } }
 
+    /// The latest snapshot without private albums (`Catalog.publicView`), made once per scan.
+    public var publicCatalog: Catalog { state.withLock { $0.publicView } }
+
+    /// The latest snapshot and its fingerprint (which changes whenever the snapshot does).
+    public var versioned: (catalog: Catalog, fingerprint: UInt64) { state.withLock { ($0.catalog, $0.fingerprint) } }
+
     /// Re-scans now; returns true when something changed. `force` swaps in the new snapshot
     /// even when no file changed (the index learned dates that reorder albums).
     @discardableResult
@@ -78,7 +84,7 @@ public final class CatalogStore: Sendable {
         let result = scanner.scan()
         let changed = state.withLock { current -> Bool in
             guard force || current.fingerprint != result.fingerprint else { return false }
-            current = (result.catalog, result.fingerprint)
+            current = (result.catalog, result.catalog.publicView(), result.fingerprint)
             return true
         }
         // The scan's own garbage (and the replaced snapshot, once requests let go of it).

@@ -3,7 +3,8 @@ import Foundation
 /// The optional `gallery.json` in the library root:
 /// ```json
 /// { "title": "Our photos", "sort": "date",
-///   "albums": { "Summer/Beach": { "title": "At the beach", "caption": "July 2024", "sort": "name" } },
+///   "albums": { "Summer/Beach": { "title": "At the beach", "caption": "July 2024", "sort": "name" },
+///               "Family": { "private": true } },
 ///   "items":  { "Summer/Beach/IMG_0001.jpg": { "title": "Sunset", "caption": "..." } },
 ///   "remote": [ { "url": "https://example.org/a.jpg", "title": "A", "caption": "...", "album": "Remote" } ] }
 /// ```
@@ -17,6 +18,8 @@ public struct Manifest: Sendable, Decodable, Equatable {
         public var caption: String?
         /// "date" or "name" (albums only); anything else is ignored.
         public var sort: String?
+        /// On an album: it and everything below it are private, reachable only by share links.
+        public var `private`: Bool?
     }
 
     public struct RemoteItem: Sendable, Decodable, Equatable {

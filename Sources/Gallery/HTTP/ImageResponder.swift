@@ -2,15 +2,18 @@ import FastCGI
 import Foundation
 import ImagePipeline
 
-/// `/img/<id>/<spec>?v=<version>` and `/original/<id>`: bytes from the pipeline with caching
-/// headers. URLs carry the content version, so a 200 is immutable; a missing or stale
-/// version (a local file edited, a remote original replaced by revalidation) is redirected to
-/// the current URL.
+/// `/img/<id>/<spec>[.webp]?v=<version>` and `/original/<id>`: bytes from the pipeline with
+/// caching headers. URLs carry the format and the content version, so a 200 is immutable and
+/// needs no `Vary`; a missing or stale version (a local file edited, a remote original
+/// replaced by revalidation) is redirected to the current URL. A format this gallery does not
+/// serve (`--formats`) is 404.
 extension GalleryApp {
     static let immutable = "public, max-age=31536000, immutable"
 
-    func image(itemID: String, spec: SizeSpec, requestedVersion: String?, request: FastCGIRequest) -> FastCGIResponse {
-        guard let item = catalog.items[itemID] else { return errors.response(404) }
+    func image(itemID: String, spec: SizeSpec, format: RenderFormat, requestedVersion: String?, catalog: Catalog,
+               request: FastCGIRequest) -> FastCGIResponse {
+        guard let item = catalog.items[itemID], configuration.formats.contains(format) else { return errors.response(404) }
+        let prefix = catalog.linkPrefix
         let version: String
         // The index's version (file unchanged since) spares the pipeline hashing the file again.
         let row = indexedRows([item])[item.id]
@@ -24,9 +27,9 @@ extension GalleryApp {
             return failure(error, item: item)
         }
         guard requestedVersion == version else {
-            return HTTPResponses.redirect(to: ImageLinks.url(id: item.id, spec: spec.description, version: version))
+            return HTTPResponses.redirect(to: ImageLinks.url(id: item.id, spec: spec.description, version: version, format: format, prefix: prefix))
         }
-        let etag = ImagePipeline.etag(version: version, spec: spec)
+        let etag = ImagePipeline.etag(version: version, spec: spec, format: format)
         var headers: [(name: String, value: String)] = [("ETag", etag), ("Cache-Control", GalleryApp.immutable),
                                                         ("X-Content-Type-Options", "nosniff")]
         if let modified = item.modified { headers.append(("Last-Modified", HTTPResponses.httpDate(modified))) }
@@ -34,11 +37,12 @@ extension GalleryApp {
             return FastCGIResponse(status: 304, headers: headers)
         }
         let rendered: RenderedImage
-        do { rendered = try pipeline.render(url: item.sourceURL, spec: spec) } catch { return failure(error, item: item) }
+        do { rendered = try pipeline.render(url: item.sourceURL, spec: spec, format: format) } catch { return failure(error, item: item) }
         if !rendered.version.isEmpty, rendered.version != version {
             // A revalidation replaced the remote original between the version check and the
             // render: these pixels belong to the new version's URL, not to this immutable one.
-            return HTTPResponses.redirect(to: ImageLinks.url(id: item.id, spec: spec.description, version: rendered.version))
+            return HTTPResponses.redirect(to: ImageLinks.url(id: item.id, spec: spec.description, version: rendered.version,
+                                                             format: format, prefix: prefix))
         }
         // Cover sizes ("240x240") give the placeholder pages paint: kept in the index once per version.
         if let index, let row, row.placeholder == nil, let colour = rendered.averageColour, let rel = item.relativePath,
@@ -48,7 +52,7 @@ extension GalleryApp {
         return FastCGIResponse(status: 200, headers: [("Content-Type", rendered.contentType)] + headers, body: rendered.bytes)
     }
 
-    func original(itemID: String, request: FastCGIRequest) -> FastCGIResponse {
+    func original(itemID: String, catalog: Catalog, request: FastCGIRequest) -> FastCGIResponse {
         guard let item = catalog.items[itemID] else { return errors.response(404) }
         let original: OriginalImage
         do { original = try pipeline.original(url: item.sourceURL) } catch { return failure(error, item: item) }

@@ -8,9 +8,12 @@ public enum Route: Equatable, Sendable {
     case photo(id: String)
     /// `/album/<id>/photos?page=N`: one album page of photos as JSON, for the viewer.
     case albumPhotos(id: String, page: Int)
+    /// `/album/<id>/download` (`?sub=1`: with the albums below it): the originals as a ZIP.
+    case albumDownload(id: String, subalbums: Bool)
     case original(id: String)
-    /// `spec` parsed from "480" or "240x240"; `version` from `?v=`, nil when absent or malformed.
-    case image(id: String, spec: SizeSpec, version: String?)
+    /// `spec` parsed from "480" or "240x240", `format` from the extension after it ("480.webp");
+    /// `version` from `?v=`, nil when absent or malformed.
+    case image(id: String, spec: SizeSpec, format: RenderFormat, version: String?)
     /// An image URL whose size segment is no size at all ("0240", "1x2x3"): 400 for a known id.
     case badImageSize(id: String)
     case healthz
@@ -49,13 +52,29 @@ public enum Router {
         case 3 where segments[0] == "album" && StableID.isWellFormed(segments[1]) && segments[2] == "photos":
             guard let page = pageNumber(params) else { return .notFound }
             return .albumPhotos(id: segments[1], page: page)
+        case 3 where segments[0] == "album" && StableID.isWellFormed(segments[1]) && segments[2] == "download":
+            return .albumDownload(id: segments[1], subalbums: params["sub"] == "1")
         case 3 where segments[0] == "img" && StableID.isWellFormed(segments[1]):
-            guard let spec = SizeSpec(parsing: segments[2]) else { return .badImageSize(id: segments[1]) }
+            // An extension other than the formats' own names no resource: 404, not 400.
+            guard let (size, format) = RenderFormat.split(segments[2]) else { return .notFound }
+            guard let spec = SizeSpec(parsing: size) else { return .badImageSize(id: segments[1]) }
             let v = params["v"].flatMap { isVersionShape($0) ? $0 : nil }
-            return .image(id: segments[1], spec: spec, version: v)
+            return .image(id: segments[1], spec: spec, format: format, version: v)
         default:
             return .notFound
         }
+    }
+
+    /// A share link's path, "/s/<token>/<rest>", split into the token and the path it opens
+    /// ("/" for the link itself); nil for any other path. The token is only checked for shape
+    /// here (1-64 base64url characters); `ShareLinks` decides what it opens.
+    public static func shareScope(path: String) -> (token: String, rest: String)? {
+        guard path.hasPrefix("/s/") else { return nil }
+        let after = path.dropFirst(3)
+        let slash = after.firstIndex(of: "/")
+        let token = after[..<(slash ?? after.endIndex)]
+        guard !token.isEmpty, token.utf8.count <= 64, token.utf8.allSatisfy(isTokenByte) else { return nil }
+        return (String(token), slash.map { String(after[$0...]) } ?? "/")
     }
 
     /// 1 when absent; nil (not found) when malformed or out of range.
@@ -66,13 +85,27 @@ public enum Router {
         return n
     }
 
-    private static func isPathByte(_ b: UInt8) -> Bool {
-        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2F || b == 0x2D || b == 0x5F
+    /// Letters, digits, `/`, `-`, `_`, and `.` for image formats ("480.webp"): a segment of
+    /// dots alone ("..") is no id, size or name, so it still reaches nothing.
+    /// base64url and hex: letters, digits, "-" and "_" (not "." or "/", which path bytes allow).
+    private static func isTokenByte(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x5F
     }
 
-    /// Versions are short lowercase hex strings.
+    private static func isPathByte(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2F || b == 0x2D || b == 0x5F
+            || b == 0x2E
+    }
+
+    /// Versions are a short lowercase hex content version, optionally followed by a render
+    /// mode's tag of 1-8 lowercase letters and digits ("3f2a9c01b7de-p3": wide colour).
     static func isVersionShape(_ s: String) -> Bool {
-        !s.isEmpty && s.utf8.count <= 64 && s.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
+        let parts = s.utf8.split(separator: UInt8(ascii: "-"), maxSplits: 1, omittingEmptySubsequences: false)
+        guard let hex = parts.first, !hex.isEmpty, hex.count <= 64,
+              hex.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else { return false }
+        guard parts.count == 2 else { return true }
+        let tag = parts[1]
+        return !tag.isEmpty && tag.count <= 8 && tag.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) }
     }
 }
 

@@ -19,16 +19,19 @@ extension GalleryApp {
         let factsByID = photoFacts(of: items + covers.compactMap { $0 })
 
         var eagerLeft = GalleryApp.eagerThumbnails
+        let webp = configuration.formats.contains(.webp)
         func thumbnail(_ item: CatalogItem?) -> TemplateValue {
             guard let item else { return .null }
             var img: [String: TemplateValue]
             let facts = factsByID[item.id]
             switch facts?.lookup ?? .failed {
             case .failed: return .null
-            case .pending: img = ImageLinks.cover(id: item.id, version: nil)
+            case .pending: img = ImageLinks.cover(id: item.id, version: nil, webp: webp, prefix: catalog.linkPrefix)
             case .version(let version):
-                img = ImageLinks.cover(id: item.id, version: version, orientedWidth: facts?.width, orientedHeight: facts?.height)
+                img = ImageLinks.cover(id: item.id, version: version, orientedWidth: facts?.width, orientedHeight: facts?.height,
+                                       webp: webp, prefix: catalog.linkPrefix)
                 img["placeholder"] = .optional(facts?.placeholder ?? pipeline.placeholderColour(url: item.sourceURL, version: version))
+                img["preview"] = .optional(pipeline.placeholderImage(url: item.sourceURL, version: version))
             }
             img["lazy"] = .bool(eagerLeft <= 0)
             eagerLeft -= 1
@@ -46,7 +49,7 @@ extension GalleryApp {
         }
         let firstIndex = (page - 1) * pageSize
         let itemEntries: [TemplateValue] = items.enumerated().map { offset, item in
-            ["url": .string("/photo/\(item.id)"), "title": .string(item.title), "caption": .optional(item.caption),
+            ["url": .string(catalog.linkPrefix + "/photo/\(item.id)"), "title": .string(item.title), "caption": .optional(item.caption),
              "img": thumbnail(item), "index": .int(firstIndex + offset)]
         }
 
@@ -67,13 +70,17 @@ extension GalleryApp {
         context["hasAlbums"] = .bool(!albumEntries.isEmpty)
         context["hasItems"] = .bool(!itemEntries.isEmpty)
         context["viewer"] = viewerAttributes(albumID: albumID, catalog: catalog)
+        context["download"] = downloadLinks(album: album, totalPhotos: total, prefix: catalog.linkPrefix)
+        context["homeURL"] = .string(catalog.linkPrefix + "/")
         context["empty"] = .bool(albumEntries.isEmpty && itemEntries.isEmpty)
         context["pagination"] = pagination(base: albumURL(albumID, catalog: catalog), page: page, pages: pages)
         return HTTPResponses.html(200, templates.renderPage("album", context: .object(context)))
     }
 
+    /// The album's page in `catalog`'s view: its root is "/" (the share link's own path under
+    /// a share), other albums "/album/<id>".
     func albumURL(_ id: String, catalog: Catalog) -> String {
-        id == catalog.rootID ? "/" : "/album/\(id)"
+        catalog.linkPrefix + (id == catalog.rootID ? "/" : "/album/\(id)")
     }
 
     /// The albums below the root down to `albumID`, each with its URL, then `current` (the
@@ -87,6 +94,20 @@ extension GalleryApp {
         }
         if let current { crumbs.append(["title": .string(current), "url": .null]) }
         return .list(crumbs)
+    }
+
+    /// The album's "Download" link (its own photos) and, when albums below it hold photos, the
+    /// one with them as folders; nil when neither would hold a photo.
+    private func downloadLinks(album: CatalogAlbum, totalPhotos: Int, prefix: String) -> TemplateValue {
+        let own = album.itemIDs.count
+        guard totalPhotos > 0 else { return .null }
+        let base = prefix + "/album/\(album.id)/download"
+        return [
+            "url": own > 0 ? .string(base) : .null,
+            "label": .string(own == 1 ? "Download 1 photo" : "Download \(own) photos"),
+            "subURL": totalPhotos > own ? .string(base + "?sub=1") : .null,
+            "subLabel": .string(own > 0 ? "with sub-albums (\(totalPhotos))" : "Download all \(totalPhotos) photos"),
+        ]
     }
 
     private func summary(albums: Int, photos: Int) -> String {

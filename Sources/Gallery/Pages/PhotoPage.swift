@@ -26,22 +26,26 @@ extension GalleryApp {
             "title": .string(item.title),
             "caption": .optional(item.caption),
             "fileName": .string(item.fileName),
-            "originalURL": .string("/original/\(item.id)"),
+            "originalURL": .string(catalog.linkPrefix + "/original/\(item.id)"),
         ]
+        let webp = configuration.formats.contains(.webp)
         switch lookup {
         case .version(let version):
-            photo["img"] = .object(ImageLinks.detail(id: item.id, version: version,
-                                                     orientedWidth: facts?.width, orientedHeight: facts?.height))
+            photo["img"] = .object(ImageLinks.detail(id: item.id, version: version, orientedWidth: facts?.width,
+                                                     orientedHeight: facts?.height, webp: webp, prefix: catalog.linkPrefix))
         case .pending:
-            photo["img"] = .object(ImageLinks.detail(id: item.id, version: nil, orientedWidth: nil, orientedHeight: nil))
+            photo["img"] = .object(ImageLinks.detail(id: item.id, version: nil, orientedWidth: nil, orientedHeight: nil,
+                                                     webp: webp, prefix: catalog.linkPrefix))
         case .failed:
             break
         }
         photo["facts"] = .list(factList(item: item, facts: facts))
         context["photo"] = .object(photo)
         let (previous, next) = catalog.neighbours(of: itemID)
-        context["previous"] = previous.map { ["url": .string("/photo/\($0.id)"), "title": .string($0.title)] } ?? .null
-        context["next"] = next.map { ["url": .string("/photo/\($0.id)"), "title": .string($0.title)] } ?? .null
+        let prefix = catalog.linkPrefix
+        context["previous"] = previous.map { ["url": .string(prefix + "/photo/\($0.id)"), "title": .string($0.title)] } ?? .null
+        context["next"] = next.map { ["url": .string(prefix + "/photo/\($0.id)"), "title": .string($0.title)] } ?? .null
+        context["homeURL"] = .string(prefix + "/")
         if let album = catalog.albums[item.albumID] {
             let position = (album.itemIDs.firstIndex(of: itemID) ?? 0) + 1
             context["position"] = .string("\(position) of \(album.itemIDs.count)")

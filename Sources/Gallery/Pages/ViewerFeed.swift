@@ -8,7 +8,8 @@ import Foundation
 /// the viewer loads the page that holds the photo it shows and fetches a neighbouring page
 /// when it steps near the edge. Each photo carries the fit sizes of the detail image with
 /// their true widths (only sizes the source can fill, when its size is known in time) and the
-/// largest size for zoom.
+/// largest size for zoom, each also as WebP when the gallery serves it (the viewer takes those
+/// when the browser shows WebP).
 extension GalleryApp {
     struct ViewerFeed: Encodable {
         var album: String
@@ -34,10 +35,14 @@ extension GalleryApp {
         var srcset: [Candidate]
         /// The largest size, loaded when the viewer zooms in.
         var large: String?
+        /// `large` as WebP; nil when WebP is not served.
+        var largeWebp: String?
     }
 
     struct Candidate: Encodable {
         var src: String
+        /// The same size as WebP; nil when WebP is not served.
+        var webp: String?
         /// Pixel width of the rendered image (nominal, the longest edge, when the size is unknown).
         var width: Int
     }
@@ -56,11 +61,13 @@ extension GalleryApp {
         for (offset, id) in slice.enumerated() {
             guard let item = catalog.items[id] else { continue }
             let f = facts[id] ?? PhotoFacts(lookup: .pending)
-            var photo = ViewerPhoto(index: start + offset, id: id, url: "/photo/\(id)", title: item.title,
+            var photo = ViewerPhoto(index: start + offset, id: id, url: catalog.linkPrefix + "/photo/\(id)", title: item.title,
                                     width: f.width, height: f.height, srcset: [], large: nil)
             if f.lookup != .failed {
-                photo.srcset = GalleryApp.viewerCandidates(id: id, version: f.version, width: f.width, height: f.height)
+                photo.srcset = GalleryApp.viewerCandidates(id: id, version: f.version, width: f.width, height: f.height,
+                                                           webp: configuration.formats.contains(.webp), prefix: catalog.linkPrefix)
                 photo.large = photo.srcset.last?.src
+                photo.largeWebp = photo.srcset.last?.webp
             }
             photos.append(photo)
         }
@@ -74,7 +81,8 @@ extension GalleryApp {
 
     /// The detail edges (960, 1920, 2560) as fit renders, without the ones that would come out
     /// the same size as a smaller one (a source never gets enlarged).
-    static func viewerCandidates(id: String, version: String?, width: Int?, height: Int?) -> [Candidate] {
+    static func viewerCandidates(id: String, version: String?, width: Int?, height: Int?, webp: Bool = false,
+                                 prefix: String = "") -> [Candidate] {
         var seen = Set<Int>()
         var out: [Candidate] = []
         for edge in ImageLinks.detailEdges {
@@ -83,7 +91,10 @@ extension GalleryApp {
                 w = ImageLinks.fitSize(width: width, height: height, maxEdge: edge).width
             }
             guard seen.insert(w).inserted else { continue }
-            out.append(Candidate(src: ImageLinks.url(id: id, spec: String(edge), version: version), width: w))
+            let spec = String(edge)
+            out.append(Candidate(src: ImageLinks.url(id: id, spec: spec, version: version, prefix: prefix),
+                                 webp: webp ? ImageLinks.url(id: id, spec: spec, version: version, format: .webp, prefix: prefix) : nil,
+                                 width: w))
         }
         return out
     }
@@ -93,7 +104,7 @@ extension GalleryApp {
     func viewerAttributes(albumID: String, catalog: Catalog) -> TemplateValue {
         guard let album = catalog.albums[albumID] else { return .null }
         return [
-            "feed": .string("/album/\(albumID)/photos"),
+            "feed": .string(catalog.linkPrefix + "/album/\(albumID)/photos"),
             "total": .int(album.itemIDs.count),
             "pageSize": .int(configuration.pageSize),
         ]

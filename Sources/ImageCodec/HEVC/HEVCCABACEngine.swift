@@ -10,6 +10,8 @@ struct HEVCCABACEngine {
     /// The next byte to read, and the end of the data.
     private(set) var position: Int
     let end: Int
+    /// `HEVCCABACTables.stateTable`.
+    private let tables: UnsafePointer<UInt8>
     private var range: UInt32 = 510
     private var value: UInt32 = 0
     private var bitsNeeded: Int32 = -8
@@ -19,6 +21,7 @@ struct HEVCCABACEngine {
         self.base = base
         self.position = position
         self.end = end
+        tables = HEVCCABACTables.stateTable
         start(at: position)
     }
 
@@ -44,11 +47,11 @@ struct HEVCCABACEngine {
     mutating func decodeBin(_ ctx: inout UInt8) -> Int {
         let state = Int(ctx >> 1)
         let mps = Int(ctx & 1)
-        let lps = UInt32(HEVCCABACTables.rangeLPS[state &* 4 &+ Int((range >> 6) & 3)])
+        let lps = UInt32(tables[state &* 4 &+ Int((range >> 6) & 3)])
         range &-= lps
         let scaled = range << 7
         if value < scaled {
-            ctx = HEVCCABACTables.nextStateMPS[Int(ctx)]
+            ctx = tables[256 &+ Int(ctx)]
             if scaled < 256 << 7 {
                 range <<= 1
                 value <<= 1
@@ -64,7 +67,7 @@ struct HEVCCABACEngine {
         let shift = Int32(lps.leadingZeroBitCount &- 23)
         value <<= UInt32(shift)
         range = lps << UInt32(shift)
-        ctx = HEVCCABACTables.nextStateLPS[Int(ctx)]
+        ctx = tables[384 &+ Int(ctx)]
         bitsNeeded &+= shift
         if bitsNeeded >= 0 {
             value |= UInt32(nextByte()) << UInt32(bitsNeeded)
@@ -94,7 +97,11 @@ struct HEVCCABACEngine {
     @inline(__always)
     mutating func decodeBypassBits(_ count: Int) -> Int {
         var v = 0
-        for _ in 0..<count { v = v << 1 | decodeBypass() }
+        var i = 0
+        while i < count {
+            v = v << 1 | decodeBypass()
+            i &+= 1
+        }
         return v
     }
 

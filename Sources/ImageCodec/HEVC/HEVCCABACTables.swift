@@ -35,6 +35,20 @@ enum HEVCCABACTables {
         return UInt8(Int(transIdxLPS[s]) << 1 | (s == 0 ? 1 - mps : mps))
     }
 
+    /// rangeLPS (256 values), then the next state after an MPS (128), then after an LPS (128),
+    /// in one block allocated once for the process: the engine keeps its address in a register
+    /// instead of going through the lazily initialised arrays above for every bin.
+    nonisolated(unsafe) static let stateTable: UnsafePointer<UInt8> = {
+        let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 512)
+        table.initialize(repeating: 0, count: 512)
+        for i in 0..<256 { table[i] = rangeLPS[i] }
+        for i in 0..<128 {
+            table[256 + i] = nextStateMPS[i]
+            table[384 + i] = nextStateLPS[i]
+        }
+        return UnsafePointer(table)
+    }()
+
     // Offsets of each syntax element's contexts in the context array.
     static let saoMerge = 0
     static let saoTypeIdx = 1

@@ -128,9 +128,14 @@ extension HEVCSliceDecoder {
                 mode = idx == 0 ? list.0 : (idx == 1 ? list.1 : list.2)
             } else {
                 mode = cabac.pointee.decodeBypassBits(5)
-                var s = [list.0, list.1, list.2]
-                s.sort()
-                for c in s where mode >= c { mode += 1 }
+                // The candidates in increasing order (8.4.2 step 4), without an array per CU.
+                var (a, b, c) = list
+                if a > b { swap(&a, &b) }
+                if a > c { swap(&a, &c) }
+                if b > c { swap(&b, &c) }
+                if mode >= a { mode += 1 }
+                if mode >= b { mode += 1 }
+                if mode >= c { mode += 1 }
             }
             if i == 0 { first = mode }
             fillIntraMode(x0: xPb, y0: yPb, size: pb, mode: mode)
@@ -141,7 +146,7 @@ extension HEVCSliceDecoder {
         if idc == 4 {
             chromaMode = first
         } else {
-            let m = [0, 26, 10, 1][idc]
+            let m = idc == 0 ? 0 : (idc == 1 ? 26 : (idc == 2 ? 10 : 1))
             chromaMode = m == first ? 34 : m
         }
     }

@@ -20,27 +20,31 @@ extension HEVCSliceDecoder {
         let xL = x << shift, yL = y << shift
         var any = false
         // Left column, bottom to top, in units of one 4×4 luma block.
-        for u in stride(from: 2 * n - unit, through: 0, by: -unit) {
-            let ok = frame.available(xCur: xL, yCur: yL, xN: xL - 1, yN: (y + u) << shift)
+        var u = 2 &* n &- unit
+        while u >= 0 {
+            let ok = frame.available(xCur: xL, yCur: yL, xN: xL &- 1, yN: (y &+ u) << shift)
             for k in 0..<unit {
-                let idx = 2 * n - 1 - (u + k)
+                let idx = 2 &* n &- 1 &- (u &+ k)
                 avail[idx] = ok
-                if ok { ref[idx] = Int32(plane[(y + u + k) * rowStride + x - 1]) }
+                if ok { ref[idx] = Int32(plane[(y &+ u &+ k) &* rowStride &+ x &- 1]) }
             }
             any = any || ok
+            u &-= unit
         }
         let cornerOK = frame.available(xCur: xL, yCur: yL, xN: xL - 1, yN: yL - 1)
         avail[2 * n] = cornerOK
         if cornerOK { ref[2 * n] = Int32(plane[(y - 1) * rowStride + x - 1]) }
         any = any || cornerOK
-        for u in stride(from: 0, to: 2 * n, by: unit) {
-            let ok = frame.available(xCur: xL, yCur: yL, xN: (x + u) << shift, yN: yL - 1)
+        u = 0
+        while u < 2 &* n {
+            let ok = frame.available(xCur: xL, yCur: yL, xN: (x &+ u) << shift, yN: yL &- 1)
             for k in 0..<unit {
-                let idx = 2 * n + 1 + u + k
+                let idx = 2 &* n &+ 1 &+ u &+ k
                 avail[idx] = ok
-                if ok { ref[idx] = Int32(plane[(y - 1) * rowStride + x + u + k]) }
+                if ok { ref[idx] = Int32(plane[(y &- 1) &* rowStride &+ x &+ u &+ k]) }
             }
             any = any || ok
+            u &+= unit
         }
         if !any {
             for i in 0..<total { ref[i] = Int32(1 << (bitDepth - 1)) }
@@ -71,7 +75,7 @@ extension HEVCSliceDecoder {
                 } else {
                     f[0] = ref[0]
                     f[total - 1] = ref[total - 1]
-                    for k in 1..<(total - 1) { f[k] = (ref[k - 1] + 2 * ref[k] + ref[k + 1] + 2) >> 2 }
+                    for k in 1..<(total - 1) { f[k] = (ref[k &- 1] &+ 2 &* ref[k] &+ ref[k &+ 1] &+ 2) >> 2 }
                 }
                 p = f
             }
@@ -83,11 +87,14 @@ extension HEVCSliceDecoder {
         let c = 2 * n
         if mode == 0 {
             let topRight = p[c + 1 + n], bottomLeft = p[c - 1 - n]
+            let planarShift = Int32(log2Size + 1)
             for yy in 0..<n {
+                let left = p[c &- 1 &- yy], row = out + yy &* rowStride
+                let wy = Int32(n &- 1 &- yy), hy = Int32(yy &+ 1) &* bottomLeft &+ Int32(n)
                 for xx in 0..<n {
-                    let v = Int32(n - 1 - xx) * p[c - 1 - yy] + Int32(xx + 1) * topRight
-                        + Int32(n - 1 - yy) * p[c + 1 + xx] + Int32(yy + 1) * bottomLeft + Int32(n)
-                    out[yy * rowStride + xx] = UInt16(truncatingIfNeeded: v >> Int32(log2Size + 1))
+                    let v = Int32(n &- 1 &- xx) &* left &+ Int32(xx &+ 1) &* topRight
+                        &+ wy &* p[c &+ 1 &+ xx] &+ hy
+                    row[xx] = UInt16(truncatingIfNeeded: v >> planarShift)
                 }
             }
         } else if mode == 1 {
@@ -95,7 +102,7 @@ extension HEVCSliceDecoder {
             for i in 0..<n { sum += p[c + 1 + i] + p[c - 1 - i] }
             let dc = sum >> Int32(log2Size + 1)
             for yy in 0..<n {
-                for xx in 0..<n { out[yy * rowStride + xx] = UInt16(truncatingIfNeeded: dc) }
+                (out + yy &* rowStride).update(repeating: UInt16(truncatingIfNeeded: dc), count: n)
             }
             if edgeFilters {
                 out[0] = UInt16(truncatingIfNeeded: (p[c - 1] + 2 * dc + p[c + 1] + 2) >> 2)
@@ -129,21 +136,19 @@ extension HEVCSliceDecoder {
                     }
                 }
             }
+            // Indices stay in -n...2n: |angle| ≤ 32 and (j + 1) · angle >> 5 ≥ -n.
+            let (outerStep, innerStep) = vertical ? (stride, 1) : (1, stride)
             for j in 0..<n {
-                let pos = (j + 1) * angle
-                let idx = pos >> 5, fact = Int32(pos & 31)
-                for i in 0..<n {
-                    let v: Int32
-                    if fact != 0 {
-                        v = ((32 - fact) * m[i + idx + 1] + fact * m[i + idx + 2] + 16) >> 5
-                    } else {
-                        v = m[i + idx + 1]
+                let pos = (j &+ 1) &* angle
+                let line = m + ((pos >> 5) &+ 1), fact = Int32(pos & 31)
+                let target = out + j &* outerStep
+                if fact != 0 {
+                    for i in 0..<n {
+                        let v = ((32 &- fact) &* line[i] &+ fact &* line[i &+ 1] &+ 16) >> 5
+                        target[i &* innerStep] = UInt16(truncatingIfNeeded: v)
                     }
-                    if vertical {
-                        out[j * stride + i] = UInt16(truncatingIfNeeded: v)
-                    } else {
-                        out[i * stride + j] = UInt16(truncatingIfNeeded: v)
-                    }
+                } else {
+                    for i in 0..<n { target[i &* innerStep] = UInt16(truncatingIfNeeded: line[i]) }
                 }
             }
         }

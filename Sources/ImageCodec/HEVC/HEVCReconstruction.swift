@@ -10,36 +10,33 @@ extension HEVCSliceDecoder {
         if log2Size == 2 || (log2Size == 3 && component == 0) {
             if (6...14).contains(mode) { scanIdx = 2 } else if (22...30).contains(mode) { scanIdx = 1 }
         }
-        let transformSkip = decodeResidual(log2Size: log2Size, component: component, scanIdx: scanIdx)
         let n = 1 << log2Size
         let bitDepth = component == 0 ? sps.bitDepthLuma : sps.bitDepthChroma
+        let qp = component == 0 ? qpY + qpBdOffsetY : chromaQp(offset: component == 1 ? cbQpOffset : crQpOffset)
+        let dequantiser = HEVCDequantiser(qp: qp, log2Size: log2Size, bitDepth: bitDepth,
+                                          factors: scalingFactors(log2Size: log2Size, component: component),
+                                          bypass: cuTransquantBypass)
+        let (transformSkip, maxRow, maxColumn) = decodeResidual(log2Size: log2Size, component: component,
+                                                                scanIdx: scanIdx, dequantiser: dequantiser)
         let r = residual
         if cuTransquantBypass {
             r.update(from: coefficients, count: n * n)
+        } else if transformSkip {
+            HEVCInverseTransform.transformSkip(coefficients, into: r, bitDepth: bitDepth)
         } else {
-            let qp = component == 0 ? qpY + qpBdOffsetY : chromaQp(offset: component == 1 ? cbQpOffset : crQpOffset)
-            if let list = scalingList {
-                list.factors[log2Size - 2][component].withUnsafeBufferPointer {
-                    HEVCInverseTransform.scale(coefficients, log2Size: log2Size, qp: qp, bitDepth: bitDepth,
-                                               factors: $0.baseAddress)
-                }
-            } else {
-                HEVCInverseTransform.scale(coefficients, log2Size: log2Size, qp: qp, bitDepth: bitDepth, factors: nil)
-            }
-            if transformSkip {
-                HEVCInverseTransform.transformSkip(coefficients, into: r, bitDepth: bitDepth)
-            } else {
-                HEVCInverseTransform.inverse(coefficients, into: r, log2Size: log2Size,
-                                             dst: component == 0 && log2Size == 2, bitDepth: bitDepth)
-            }
+            HEVCInverseTransform.inverse(coefficients, into: r, log2Size: log2Size,
+                                         dst: component == 0 && log2Size == 2, bitDepth: bitDepth,
+                                         maxRow: maxRow, maxColumn: maxColumn)
         }
         let plane = frame.planes[component]
         let stride = component == 0 ? frame.width : frame.chromaWidth
         let maxValue = Int32((1 << bitDepth) - 1)
+        // The block lies inside the plane (the coding tree only visits blocks that do).
         for yy in 0..<n {
-            let row = plane + ((y + yy) * stride + x)
+            let row = plane + ((y &+ yy) &* stride &+ x)
+            let residualRow = r + yy &* n
             for xx in 0..<n {
-                let v = Int32(row[xx]) + r[yy * n + xx]
+                let v = Int32(row[xx]) &+ residualRow[xx]
                 row[xx] = UInt16(truncatingIfNeeded: min(max(v, 0), maxValue))
             }
         }
@@ -54,8 +51,25 @@ extension HEVCSliceDecoder {
         } else if qpi >= 43 {
             qpc = qpi - 6
         } else {
-            qpc = [29, 30, 31, 32, 33, 33, 34, 34, 35, 35, 36, 36, 37, 37][qpi - 30]
+            qpc = HEVCSliceDecoder.chromaQpTable[qpi - 30]
         }
         return qpc + qpBdOffsetC
+    }
+
+    /// QpC for qPi 30...42 (table 8-10).
+    private static let chromaQpTable: [Int] = [29, 30, 31, 32, 33, 33, 34, 34, 35, 35, 36, 36, 37]
+
+    /// The ScalingFactor block of an intra transform block, or nil without scaling lists.
+    private func scalingFactors(log2Size: Int, component: Int) -> UnsafePointer<UInt8>? {
+        guard let factors = flatScalingFactors else { return nil }
+        return UnsafePointer(factors + HEVCSliceDecoder.scalingFactorOffset(log2Size: log2Size, component: component))
+    }
+
+    /// Where the factors of (log2Size, component) start in `flatScalingFactors`: sizes 4×4 to
+    /// 32×32 one after the other, each holding intra Y, Cb and Cr.
+    static func scalingFactorOffset(log2Size: Int, component: Int) -> Int {
+        var offset = 0
+        for l in 2..<log2Size { offset += 3 << (2 * l) }
+        return offset + component << (2 * log2Size)
     }
 }

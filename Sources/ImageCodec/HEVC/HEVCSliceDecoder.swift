@@ -6,8 +6,8 @@
 /// one starts at the byte the arithmetic decoder reads next, which is where the entry point
 /// says for a conforming stream. Hot state (the arithmetic decoder, contexts, scratch blocks)
 /// lives behind pointers allocated once per picture, so the per-bin and per-sample paths do
-/// no exclusivity checks or allocations; measured with callgrind on a 1280x720 Main 10
-/// photo: about 1.4x the instructions of libde265 (with SIMD) before the loop filters.
+/// no exclusivity checks or allocations; measured with callgrind on a 1920x1080 intra picture:
+/// about the instructions of libde265 (with its SIMD), filters included (docs/heif-hevc.md).
 final class HEVCSliceDecoder {
     let frame: HEVCFrame
     let sps: HEVCSequenceParameterSet
@@ -32,31 +32,37 @@ final class HEVCSliceDecoder {
     /// The arithmetic decoder, behind a pointer so that decoding a bin is a plain memory
     /// access rather than an exclusivity-checked modify of a class property.
     let cabac: UnsafeMutablePointer<HEVCCABACEngine>
-    var header = HEVCSliceHeader()
+    // The per-slice and per-coding-unit state below is read and written for every block.
+    // One decoder runs on one thread and never hands out overlapping accesses to these
+    // plain values, so their dynamic exclusivity checks (a runtime call per access, about 5 %
+    // of the decode) are switched off.
+    @exclusivity(unchecked) var header = HEVCSliceHeader()
     /// SliceAddrRs of the current slice and its index among the picture's slices.
-    var sliceAddress = 0
-    var sliceIndex = -1
-    var sliceQp = 26
-    var cbQpOffset = 0
-    var crQpOffset = 0
+    @exclusivity(unchecked) var sliceAddress = 0
+    @exclusivity(unchecked) var sliceIndex = -1
+    @exclusivity(unchecked) var sliceQp = 26
+    @exclusivity(unchecked) var cbQpOffset = 0
+    @exclusivity(unchecked) var crQpOffset = 0
 
     // Coding unit state.
-    var cuTransquantBypass = false
-    var isCuQpDeltaCoded = false
-    var cuQpDeltaVal = 0
-    var qpYPred = 26
-    var qpY = 26
+    @exclusivity(unchecked) var cuTransquantBypass = false
+    @exclusivity(unchecked) var isCuQpDeltaCoded = false
+    @exclusivity(unchecked) var cuQpDeltaVal = 0
+    @exclusivity(unchecked) var qpYPred = 26
+    @exclusivity(unchecked) var qpY = 26
     /// QpY of the last coding unit decoded: qPY_PREV of the next quantization group. Set to
     /// SliceQpY at the start of a slice, a tile, and a wavefront row (8.6.1).
-    var lastQpY = 26
-    var currentCtbAddrRs = 0
-    var chromaMode = 0
-    var intraSplit = false
+    @exclusivity(unchecked) var lastQpY = 26
+    @exclusivity(unchecked) var currentCtbAddrRs = 0
+    @exclusivity(unchecked) var chromaMode = 0
+    @exclusivity(unchecked) var intraSplit = false
 
     let log2MinCuQpDeltaSize: Int
     let qpBdOffsetY: Int
     let qpBdOffsetC: Int
-    let scalingList: HEVCScalingList?
+    /// The scaling factors of intra blocks, flattened (see `scalingFactorOffset`), or nil
+    /// when scaling lists are off.
+    let flatScalingFactors: UnsafeMutablePointer<UInt8>?
 
     init(frame: HEVCFrame) {
         self.frame = frame
@@ -87,7 +93,20 @@ final class HEVCSliceDecoder {
         log2MinCuQpDeltaSize = sps.log2CtbSize - pps.diffCuQpDeltaDepth
         qpBdOffsetY = 6 * (sps.bitDepthLuma - 8)
         qpBdOffsetC = 6 * (sps.bitDepthChroma - 8)
-        scalingList = pps.scalingList ?? sps.scalingList
+        if let list = pps.scalingList ?? sps.scalingList {
+            let total = HEVCSliceDecoder.scalingFactorOffset(log2Size: 6, component: 0)
+            let flat = UnsafeMutablePointer<UInt8>.allocate(capacity: total)
+            flat.initialize(repeating: 16, count: total)
+            for log2Size in 2...5 {
+                for component in 0..<3 {
+                    let start = HEVCSliceDecoder.scalingFactorOffset(log2Size: log2Size, component: component)
+                    for (i, m) in list.factors[log2Size - 2][component].enumerated() { flat[start + i] = m }
+                }
+            }
+            flatScalingFactors = flat
+        } else {
+            flatScalingFactors = nil
+        }
     }
 
     deinit {
@@ -102,6 +121,7 @@ final class HEVCSliceDecoder {
         referenceAvailable.deallocate()
         significant.deallocate()
         angularLine.deallocate()
+        flatScalingFactors?.deallocate()
     }
 
     nonisolated(unsafe) private static let emptyByte: UnsafePointer<UInt8> = {

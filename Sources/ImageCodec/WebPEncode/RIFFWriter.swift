@@ -1,18 +1,26 @@
 /// The WebP container (RIFF): `RIFF` size `WEBP`, then chunks of a 4-byte tag, a 32-bit
 /// little-endian size and the payload padded to an even length. A plain lossy file is one
-/// `VP8 ` chunk; a file with alpha is `VP8X` (feature flags and canvas size), `ALPH`, `VP8 `.
+/// `VP8 ` chunk; a file with alpha or a colour profile is `VP8X` (feature flags and canvas
+/// size), then `ICCP`, `ALPH`, `VP8 ` in the order the WebP container specification requires.
 enum RIFFWriter {
+    /// VP8X feature flags (WebP container specification, "Extended file format").
+    static let iccFlag: UInt8 = 0x20
+    static let alphaFlag: UInt8 = 0x10
+
     /// A complete file from the VP8 frame and, when the image has transparency, the `ALPH`
-    /// payload (its header byte and the compressed alpha).
-    static func file(width: Int, height: Int, vp8: [UInt8], alpha: [UInt8]?) -> [UInt8] {
+    /// payload (its header byte and the compressed alpha); `iccProfile` goes into an `ICCP` chunk.
+    static func file(width: Int, height: Int, vp8: [UInt8], alpha: [UInt8]?, iccProfile: [UInt8]? = nil) -> [UInt8] {
         var body: [UInt8] = Array("WEBP".utf8)
-        if let alpha {
+        let icc = iccProfile.flatMap { $0.isEmpty ? nil : $0 }
+        if alpha != nil || icc != nil {
             var extended = [UInt8](repeating: 0, count: 10)
-            extended[0] = 0x10 // the alpha flag
+            if alpha != nil { extended[0] |= alphaFlag }
+            if icc != nil { extended[0] |= iccFlag }
             putUInt24(&extended, at: 4, width - 1)
             putUInt24(&extended, at: 7, height - 1)
             appendChunk(&body, "VP8X", extended)
-            appendChunk(&body, "ALPH", alpha)
+            if let icc { appendChunk(&body, "ICCP", icc) }
+            if let alpha { appendChunk(&body, "ALPH", alpha) }
         }
         appendChunk(&body, "VP8 ", vp8)
         var out: [UInt8] = Array("RIFF".utf8)

@@ -32,9 +32,11 @@ public enum WebPEncoder {
     ///     susceptibility (cwebp's `-sns`, 50 by default); 0 gives every segment the same
     ///     quantiser, which is best for PSNR.
     ///   - filterStrength: 0...100, loop-filter strength (cwebp's `-f`, 60 by default).
+    ///   - iccProfile: an ICC profile to embed (`ICCP` chunk), nil or empty for none (the
+    ///     pixels are then taken as sRGB, as browsers do).
     /// - Throws: `.invalidArgument` for a parameter out of range or a side above 16383 px.
     public static func encode(_ bitmap: Bitmap, quality: Int = 75, segments: Int = 4, snsStrength: Int = 50,
-                              filterStrength: Int = 60) throws -> [UInt8] {
+                              filterStrength: Int = 60, iccProfile: [UInt8]? = nil) throws -> [UInt8] {
         guard (0...100).contains(quality), (1...4).contains(segments), (0...100).contains(snsStrength),
               (0...100).contains(filterStrength) else {
             throw ImageCodecError(.invalidArgument, "WebP quality \(quality), segments \(segments), sns \(snsStrength) or filter \(filterStrength) out of range")
@@ -49,7 +51,10 @@ public enum WebPEncoder {
         let lossy = try encodeVP8(bitmap, quality: quality, segments: segments, snsStrength: snsStrength,
                                   filterStrength: filterStrength, keepReconstruction: false)
         let alpha = bitmap.hasTransparency ? AlphaEncoder.encode(bitmap) : nil
-        return RIFFWriter.file(width: width, height: height, vp8: lossy.vp8, alpha: alpha)
+        if let iccProfile, iccProfile.count > Int(UInt32.max) - 64 {
+            throw ImageCodecError(.invalidArgument, "ICC profile of \(iccProfile.count) bytes is too large for a RIFF chunk")
+        }
+        return RIFFWriter.file(width: width, height: height, vp8: lossy.vp8, alpha: alpha, iccProfile: iccProfile)
     }
 
     /// The VP8 frame, and (for tests) the encoder's reconstruction cropped to the image:

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Encoded renders in memory, keyed by source URL + content version + size, bounded by the
+/// Encoded renders in memory, keyed by source URL + URL version + size + format, bounded by the
 /// sum of their byte sizes and evicted least-recently-used first.
 final class RenderCache: Sendable {
     /// A doubly linked LRU list kept in arrays: slots are reused, so a hit allocates nothing.
@@ -49,8 +49,8 @@ final class RenderCache: Sendable {
         self.capacity = max(0, capacity)
     }
 
-    static func key(url: String, version: String, spec: SizeSpec) -> String {
-        "\(url)|\(version)|\(spec)"
+    static func key(url: String, version: String, spec: SizeSpec, format: RenderFormat = .standard) -> String {
+        "\(url)|\(version)|\(spec)\(format.urlSuffix)"
     }
 
     func get(_ key: String) -> RenderedImage? {

@@ -36,6 +36,17 @@ public struct PipelineConfiguration: Sendable {
     public var libraryRoot: String
     /// Quality 1...100 of rendered JPEGs (always 4:2:0). Default 82.
     public var jpegQuality: Int = 82
+    /// Quality 0...100 of rendered WebPs (cwebp's `-q` scale); nil (the default) chooses it per
+    /// render so that each WebP is as faithful as its JPEG twin at `jpegQuality`, in fewer bytes
+    /// (see `WebPQualityMatch`; measured in docs/webp.md, "Serving").
+    public var webpQuality: Int?
+    /// Where the per-render choice of WebP quality starts (cwebp's scale): 82.
+    public static let defaultWebPQuality = 82
+    /// Colour space of rendered images: `.srgb` (the default) converts everything to sRGB and
+    /// sends it untagged; `.wide` keeps sources wider than sRGB in Display P3 with an embedded
+    /// profile. The mode is part of every URL version (`versionSuffix`), so caches never mix
+    /// the two renders of one photo.
+    public var colour: ColourOutput = .srgb
     /// Factor by which the reduced-scale decode must exceed the resampled size. Default
     /// `Renderer.defaultHeadroom`.
     public var decodeHeadroom: Double = Renderer.defaultHeadroom
@@ -109,6 +120,12 @@ public struct PipelineConfiguration: Sendable {
         self.cacheDirectory = cacheDirectory
         self.libraryRoot = libraryRoot
     }
+
+    /// What image URL versions append to the content version for settings that change the
+    /// rendered pixels of the same original: "-p3" in `.wide` colour mode, "" otherwise. Every
+    /// render in wide mode carries it, sRGB sources too (their pixels are the same in both
+    /// modes, but whether a source is wide is only known after reading it).
+    public var versionSuffix: String { colour == .wide ? "-p3" : "" }
 }
 
 /// An encoded image ready to send.
@@ -127,8 +144,11 @@ public struct RenderedImage: Sendable {
     /// The mean colour of the rendered pixels as "#rrggbb" (pages paint it while the image
     /// loads); nil for a passthrough of the original bytes, whose pixels were never decoded.
     public var averageColour: String?
+    /// A tiny blurred likeness of the rendered pixels (cover renders only), for pages to paint
+    /// while the image loads; nil for other renders and passthroughs.
+    public var preview: PlaceholderPreview?
     public init(bytes: [UInt8], contentType: String, width: Int, height: Int, etag: String = "", version: String = "",
-                averageColour: String? = nil) {
+                averageColour: String? = nil, preview: PlaceholderPreview? = nil) {
         self.bytes = bytes
         self.contentType = contentType
         self.width = width
@@ -136,6 +156,7 @@ public struct RenderedImage: Sendable {
         self.etag = etag
         self.version = version
         self.averageColour = averageColour
+        self.preview = preview
     }
 }
 
@@ -163,20 +184,23 @@ public final class ImagePipeline: Sendable {
         self.engine = PipelineEngine(configuration)
     }
 
-    /// The image at `url` (file:// inside the library root, or http(s)://) rendered to `spec`.
-    public func render(url: String, spec: SizeSpec) throws(PipelineError) -> RenderedImage {
+    /// The image at `url` (file:// inside the library root, or http(s)://) rendered to `spec`
+    /// in `format`.
+    public func render(url: String, spec: SizeSpec, format: RenderFormat = .standard) throws(PipelineError) -> RenderedImage {
         try engine.counted { () throws(PipelineError) in
-            try engine.render(url: url, spec: spec)
+            try engine.render(url: url, spec: spec, format: format)
         }
     }
 
     /// Part of every ETag: bump when the renderer's output for the same source and size changes.
     public static let renderTag = "r1"
 
-    /// The strong validator of `spec` rendered from the original of `version`: known without
-    /// rendering, so a conditional request is answered before any work.
-    public static func etag(version: String, spec: SizeSpec) -> String {
-        "\"\(version)-\(spec)-\(renderTag)\""
+    /// The strong validator of `spec` in `format` rendered from the original of `version` (a
+    /// URL version, colour suffix included): known without rendering, so a conditional request
+    /// is answered before any work. `.standard` keeps the validators sent before formats were
+    /// named ("\"3f2a9c01b7de-480-r1\""); WebP adds its extension ("…-480.webp-r1").
+    public static func etag(version: String, spec: SizeSpec, format: RenderFormat = .standard) -> String {
+        "\"\(version)-\(spec)\(format.urlSuffix)-\(renderTag)\""
     }
 
     /// Throws `.sizeNotAllowed` unless `render` serves `spec`: callers check it before looking
@@ -185,10 +209,22 @@ public final class ImagePipeline: Sendable {
         guard configuration.allowedSizes.contains(spec) else { throw .sizeNotAllowed(spec.description) }
     }
 
-    /// The mean colour of the smallest cover render made so far of `url` at `version`
-    /// ("#rrggbb"), or nil when none was made in this process.
+    /// The mean colour of the smallest cover render made so far of `url` at `version` (a URL
+    /// version, as `version(url:)` answers) ("#rrggbb"), or nil when none was made in this process.
     public func placeholderColour(url: String, version: String) -> String? {
         engine.placeholders[url + "|" + version]
+    }
+
+    /// The blurred preview of the smallest cover render made so far of `url` at `version`, or
+    /// nil when none was made in this process. Its `bytes` are what an index would store.
+    public func placeholderPreview(url: String, version: String) -> PlaceholderPreview? {
+        engine.previews[url + "|" + version]?.preview
+    }
+
+    /// `placeholderPreview` drawn as a small PNG `data:` URL for a CSS background (made once
+    /// per render, so pages only copy it), or nil.
+    public func placeholderImage(url: String, version: String) -> String? {
+        engine.previews[url + "|" + version]?.dataURL
     }
 
     /// The original bytes of `url`, fetched once and kept in the disk cache.
@@ -201,13 +237,14 @@ public final class ImagePipeline: Sendable {
         }
     }
 
-    /// Content version: the first 12 hex digits of SHA-256 of the original bytes. Local files
-    /// are hashed once and remembered by path, size and mtime; remote originals are remembered
-    /// until `remoteRevalidateAfter` passes, then revalidated in the background while this
-    /// keeps answering the cached version.
+    /// The version image URLs carry: the content version (the first 12 hex digits of SHA-256
+    /// of the original bytes), followed by `configuration.versionSuffix` ("-p3" in wide colour
+    /// mode). Local files are hashed once and remembered by path, size and mtime; remote
+    /// originals are remembered until `remoteRevalidateAfter` passes, then revalidated in the
+    /// background while this keeps answering the cached version.
     public func version(url: String) throws(PipelineError) -> String {
         try engine.counted { () throws(PipelineError) in
-            try engine.version(try engine.source(url)).version
+            try engine.version(try engine.source(url)).version + configuration.versionSuffix
         }
     }
 
@@ -216,7 +253,7 @@ public final class ImagePipeline: Sendable {
     /// pages answer these at once and look up the rest within a time budget.
     public func knownVersion(url: String) -> String? {
         guard let source = try? engine.source(url) else { return nil }
-        return engine.knownVersion(source)
+        return engine.knownVersion(source).map { $0 + configuration.versionSuffix }
     }
 
     /// Header facts of the original (size, orientation, EXIF) for detail pages.

@@ -41,6 +41,13 @@ final class PipelineEngine: Sendable {
     private let infos = BoundedMap<String, ImageInfo>(limit: 10_000)
     /// Mean colours of cover renders by url|version, for pages to paint while images load.
     let placeholders = BoundedMap<String, String>(limit: 200_000)
+    /// Blurred previews of cover renders by url|version, with their data URL.
+    let previews = BoundedMap<String, DrawnPreview>(limit: 200_000)
+
+    struct DrawnPreview: Sendable {
+        var preview: PlaceholderPreview
+        var dataURL: String?
+    }
 
     private struct LocalVersion: Sendable {
         var stamp: LocalSource.Stamp
@@ -183,13 +190,14 @@ final class PipelineEngine: Sendable {
         return Original(bytes: bytes, format: format, version: meta.version, fromDiskCache: true)
     }
 
-    func render(url: String, spec: SizeSpec) throws(PipelineError) -> RenderedImage {
+    func render(url: String, spec: SizeSpec, format: RenderFormat) throws(PipelineError) -> RenderedImage {
         metrics.add(.requests)
         guard configuration.allowedSizes.contains(spec) else { throw .sizeNotAllowed(spec.description) }
         let source = try self.source(url)
         let (version, preloaded) = try self.version(source)
         countServed(source)
-        let key = RenderCache.key(url: url, version: version, spec: spec)
+        let suffix = configuration.versionSuffix
+        let key = RenderCache.key(url: url, version: version + suffix, spec: spec, format: format)
         if let hit = renderCache.get(key) {
             metrics.add(.renderHits)
             return hit
@@ -197,10 +205,13 @@ final class PipelineEngine: Sendable {
         metrics.add(.renderMisses)
         return try renders.run(key) { () throws(PipelineError) -> RenderedImage in
             if let hit = renderCache.get(key) { return hit }
-            let (image, actualVersion) = try renderFresh(source, spec: spec, preloaded: preloaded)
-            renderCache.put(RenderCache.key(url: url, version: actualVersion, spec: spec), image)
+            let (image, actualVersion) = try renderFresh(source, spec: spec, format: format, preloaded: preloaded)
+            renderCache.put(RenderCache.key(url: url, version: actualVersion + suffix, spec: spec, format: format), image)
             if case .cover = spec.mode, let colour = image.averageColour {
-                placeholders.set(colour, for: url + "|" + actualVersion, unless: { _ in true })
+                placeholders.set(colour, for: url + "|" + actualVersion + suffix, unless: { _ in true })
+            }
+            if let preview = image.preview, previews[url + "|" + actualVersion] == nil {
+                previews.set(DrawnPreview(preview: preview, dataURL: preview.dataURL()), for: url + "|" + actualVersion, unless: { _ in true })
             }
             return image
         }
@@ -212,12 +223,13 @@ final class PipelineEngine: Sendable {
     /// caller's. The original is loaded before a render slot is taken, so a slow origin never
     /// holds one. A disk-cached original that fails to decode is taken to be damaged: it is
     /// dropped and fetched again, once.
-    private func renderFresh(_ source: Source, spec: SizeSpec, preloaded: Original?) throws(PipelineError) -> (RenderedImage, String) {
+    private func renderFresh(_ source: Source, spec: SizeSpec, format: RenderFormat,
+                             preloaded: Original?) throws(PipelineError) -> (RenderedImage, String) {
         var original: Original
         if let preloaded { original = preloaded } else { original = try self.original(source) }
         do {
             let current = original
-            return (try limiter.run { () throws(PipelineError) in try thumbnail(current, spec: spec) }, original.version)
+            return (try limiter.run { () throws(PipelineError) in try thumbnail(current, spec: spec, format: format) }, original.version)
         } catch let error where original.fromDiskCache && error.blamesTheBytes {
             if case .remote(let remote) = source {
                 disk.remove(remote.absoluteString, reason: "cached original does not decode (\(error))")
@@ -225,13 +237,15 @@ final class PipelineEngine: Sendable {
             }
             original = try self.original(source)
             let current = original
-            return (try limiter.run { () throws(PipelineError) in try thumbnail(current, spec: spec) }, original.version)
+            return (try limiter.run { () throws(PipelineError) in try thumbnail(current, spec: spec, format: format) }, original.version)
         }
     }
 
-    private func thumbnail(_ original: Original, spec: SizeSpec) throws(PipelineError) -> RenderedImage {
-        let options = RenderOptions(jpegQuality: configuration.jpegQuality, decodeHeadroom: configuration.decodeHeadroom,
-                                       limits: configuration.decodeLimits)
+    private func thumbnail(_ original: Original, spec: SizeSpec, format: RenderFormat) throws(PipelineError) -> RenderedImage {
+        var options = RenderOptions(jpegQuality: configuration.jpegQuality, decodeHeadroom: configuration.decodeHeadroom,
+                                    limits: configuration.decodeLimits, colour: configuration.colour)
+        options.webpQuality = configuration.webpQuality
+        if format == .webp { options.format = .webp }
         let t = try Renderer.render(original.bytes, mode: spec.mode, options: options, budget: budget)
         for warning in t.warnings { configuration.log("render \(original.version) \(spec): \(warning)") }
         if t.passthrough {
@@ -241,8 +255,8 @@ final class PipelineEngine: Sendable {
             metrics.observeDecode(seconds: t.decodeSeconds)
         }
         var image = t.image
-        image.etag = ImagePipeline.etag(version: original.version, spec: spec)
-        image.version = original.version
+        image.version = original.version + configuration.versionSuffix
+        image.etag = ImagePipeline.etag(version: image.version, spec: spec, format: format)
         return image
     }
 

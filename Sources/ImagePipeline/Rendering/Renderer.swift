@@ -5,12 +5,16 @@ import ImageCodec
 public struct RenderOptions: Sendable {
     /// JPEG quality 1...100 of rendered JPEGs. Default 82.
     public var jpegQuality: Int
+    /// Quality 0...100 of rendered WebPs (cwebp's scale); nil (the default) chooses it per
+    /// render to match the JPEG twin's fidelity at `jpegQuality` (see `WebPQualityMatch`).
+    public var webpQuality: Int?
     /// How much larger than the resampled size the DCT-scaled decode must be, as a factor
     /// (1.0 = just covers it). Larger keeps more detail for the Lanczos step and costs decode
     /// time. Default `Renderer.defaultHeadroom` (measured, see there).
     public var decodeHeadroom: Double
     /// Output format; nil lets the thumbnailer choose (PNG when the result has transparency,
-    /// JPEG otherwise).
+    /// JPEG otherwise). `.webp` gives lossy WebP, with lossless alpha when the result has
+    /// transparency unless PNG is smaller (see `encodeWebP`).
     public var format: ImageFormat?
     /// Serve the original bytes when they already are the answer. Default true.
     public var allowPassthrough: Bool
@@ -136,13 +140,14 @@ public enum Renderer {
 
         // HEIF is read, never written: asking for it gets a JPEG (and says so in its type).
         let format: ImageFormat = options.format.map { $0 == .heif ? .jpeg : $0 } ?? (bitmap.hasTransparency ? .png : .jpeg)
-        let encoded: [UInt8]
+        var encoded: [UInt8]
+        var sent = format
         switch format {
         case .png:
             encoded = try codec { try PNGEncoder.encode(bitmap, iccProfile: colour.outputProfile) }
         case .webp:
-            let quality = min(100, max(0, options.jpegQuality))
-            encoded = try codec { try WebPEncoder.encode(bitmap, quality: quality) }
+            (encoded, sent) = try encodeWebP(bitmap, quality: options.webpQuality.map { min(100, max(0, $0)) },
+                                             jpegQuality: min(100, max(1, options.jpegQuality)), iccProfile: colour.outputProfile)
         case .jpeg, .heif:
             let opaque: Bitmap
             switch bitmap.layout {
@@ -153,9 +158,30 @@ public enum Renderer {
             let quality = min(100, max(1, options.jpegQuality))
             encoded = try codec { try JPEGEncoder.encode(opaque, quality: quality, subsampling: .s420, iccProfile: colour.outputProfile) }
         }
-        let image = RenderedImage(bytes: encoded, contentType: format.mimeType, width: bitmap.width, height: bitmap.height,
-                                  averageColour: AverageColour.hex(of: bitmap))
+        var preview: PlaceholderPreview?
+        if case .cover = mode { preview = PlaceholderPreview(of: bitmap) }
+        let image = RenderedImage(bytes: encoded, contentType: sent.mimeType, width: bitmap.width, height: bitmap.height,
+                                  averageColour: AverageColour.hex(of: bitmap), preview: preview)
         return RenderOutcome(image: image, passthrough: false, decodeScale: scale, decodeSeconds: decodeSeconds, warnings: colour.warnings)
+    }
+
+    /// Lossy WebP; for a render with transparency (a PNG or WebP source with alpha), also PNG,
+    /// and whichever is smaller. PNG is lossless, so when it is smaller it is the better image
+    /// too: that happens on flat graphics (logos, screenshots, icons with few colours), where
+    /// PNG's filters and deflate beat VP8's DCT; on photographs with alpha, lossy WebP with
+    /// lossless alpha is 3-10× smaller (measured in docs/webp.md, "Serving"). Browsers that
+    /// ask for the `.webp` URL read either, by their magic bytes and the content type.
+    /// `quality` nil: chosen by `WebPQualityMatch` to be as faithful as the JPEG at `jpegQuality`.
+    static func encodeWebP(_ bitmap: Bitmap, quality: Int?, jpegQuality: Int, iccProfile: [UInt8]?) throws(PipelineError) -> ([UInt8], ImageFormat) {
+        let webp = try codec { () throws -> [UInt8] in
+            if let quality { return try WebPEncoder.encode(bitmap, quality: quality, iccProfile: iccProfile) }
+            let match = try WebPQualityMatch.quality(for: bitmap, jpegQuality: jpegQuality,
+                                                     start: PipelineConfiguration.defaultWebPQuality, iccProfile: iccProfile)
+            return try match.encoded ?? WebPEncoder.encode(bitmap, quality: match.quality, iccProfile: iccProfile)
+        }
+        guard bitmap.hasTransparency else { return (webp, .webp) }
+        let png = try codec { try PNGEncoder.encode(bitmap, iccProfile: iccProfile) }
+        return png.count < webp.count ? (png, .png) : (webp, .webp)
     }
 
     /// The smallest embedded thumbnail at least `width` × `height`, if any.

@@ -4,15 +4,15 @@ import Synchronization
 /// verified files), bounded by starting over: once `limit` entries are held, the next insert
 /// clears it first. Cheaper than LRU bookkeeping on every hit, and a miss only costs the work
 /// of learning the fact again.
-final class BoundedMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+public final class BoundedMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private let table = Mutex<[Key: Value]>([:])
-    let limit: Int
+    public let limit: Int
 
-    init(limit: Int) { self.limit = limit }
+    public init(limit: Int) { self.limit = limit }
 
-    subscript(key: Key) -> Value? { table.withLock { $0[key] } }
+    public subscript(key: Key) -> Value? { table.withLock { $0[key] } }
 
-    func set(_ value: Value, for key: Key) {
+    public func set(_ value: Value, for key: Key) {
         table.withLock { map in
             if map.count >= limit, map[key] == nil { map.removeAll(keepingCapacity: true) }
             map[key] = value
@@ -20,7 +20,7 @@ final class BoundedMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// Stores `value` unless `keep(current)` says the present entry wins.
-    func set(_ value: Value, for key: Key, unless keep: (Value) -> Bool) {
+    public func set(_ value: Value, for key: Key, unless keep: (Value) -> Bool) {
         table.withLock { map in
             if let current = map[key], keep(current) { return }
             if map.count >= limit, map[key] == nil { map.removeAll(keepingCapacity: true) }
@@ -28,7 +28,7 @@ final class BoundedMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
     }
 
-    func remove(_ key: Key) {
+    public func remove(_ key: Key) {
         table.withLock { _ = $0.removeValue(forKey: key) }
     }
 }

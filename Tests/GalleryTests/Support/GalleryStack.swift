@@ -19,7 +19,8 @@ final class GalleryStack: @unchecked Sendable {
     struct Failure: Error, CustomStringConvertible { var description: String }
 
     /// `probeScript`: JavaScript added to every HTML page (through nginx's sub_filter) for browser checks.
-    init(library: TestLibrary, probeScript: String? = nil) throws {
+    /// `arguments`: more `gallery serve` flags (`--formats jpeg`, `--colour wide`).
+    init(library: TestLibrary, probeScript: String? = nil, arguments: [String] = []) throws {
         self.library = library
         base = (library.root as NSString).deletingLastPathComponent
         run = base + "/run"
@@ -32,7 +33,7 @@ final class GalleryStack: @unchecked Sendable {
         try Subprocess.run("/usr/bin/spawn-fcgi", ["-s", socket, "-M", "0666", "-F", "1", "-P", run + "/gallery.pid", "--",
             binary, "serve", "--root", library.root, "--cache-dir", base + "/cache", "--templates", repo + "/templates",
             "--public", repo + "/public", "--log", base + "/gallery.log", "--threads", "4", "--rescan", "0.5",
-            "--page-wait", "60"])
+            "--page-wait", "60"] + arguments)
         galleryPID = try FaultStack.readPID(run + "/gallery.pid")
 
         try Subprocess.run("/bin/bash", ["-c", "source \"$0\"/deploy/lib.sh && render_nginx_conf \"$1\" \"$2\" \"$3\" \"$4\"",

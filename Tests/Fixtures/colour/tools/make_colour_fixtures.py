@@ -8,13 +8,16 @@ icc-profiles-free) as jpgicc makes it (precalculated 8-bit transform), NAME.exac
 without lcms2's precalculation (cmsFLAGS_NOOPTIMIZE): our conversion must match both (ΔE2000). The LUT-only RGB profiles and the
 ProPhoto profile are made here with liblcms2 through ctypes.
 
-Usage: python3 make_colour_fixtures.py OUT_DIR STATUE_PPM HEIF_ARROW_REFERENCE_PNG
-(STATUE_PPM: the kodim17 crop from the JPEG fixture sources; the PNG carries Apple's Display P3.)
+Usage: python3 make_colour_fixtures.py OUT_DIR STATUE_PPM HEIF_ARROW_REFERENCE_PNG [NAME...]
+(STATUE_PPM: the kodim17 crop from the JPEG fixture sources; the PNG carries Apple's Display P3.
+NAMEs: make only these fixtures, e.g. cmyk_fogra39.) The CMYK press profile is built from
+icc-profiles-free's FOGRA39L.ti3 characterization data (Zlib licence) by ArgyllCMS's colprof
+(Debian's argyll), so both packages are needed for that fixture.
 """
-import ctypes as C, io, sys
+import ctypes as C, io, os, subprocess, sys, tempfile
 from PIL import Image, ImageCms
 
-out, statue, arrow = sys.argv[1], sys.argv[2], sys.argv[3]
+out, statue, arrow, only = sys.argv[1], sys.argv[2], sys.argv[3], set(sys.argv[4:])
 ICC = '/usr/share/color/icc/'
 SRGB = ICC + 'sRGB.icc'
 lcms = C.CDLL('liblcms2.so.2')
@@ -85,6 +88,15 @@ def gray22():
     describe(h, 'Gray gamma 2.2 (lcms2-built)')
     return save(h)
 
+def fogra39():
+    """A CMYK → Lab press profile (coated offset, ISO 12647-2) made by colprof from FOGRA39L.ti3."""
+    work = tempfile.mkdtemp()
+    with open(ICC + 'FOGRA39L.ti3', 'rb') as f, open(work + '/FOGRA39L.ti3', 'wb') as g: g.write(f.read())
+    subprocess.run(['colprof', '-qm', '-al', '-D', 'FOGRA39L coated offset (colprof from icc-profiles-free FOGRA39L.ti3)',
+                    '-C', 'Data: Kai-Uwe Behrmann, Zlib licence. Profile: no rights reserved (CC0)', 'FOGRA39L'],
+                   cwd=work, check=True, stdout=subprocess.DEVNULL)
+    return open(work + '/FOGRA39L.icc', 'rb').read()
+
 def strip(profile, keep):
     """The profile with only the tags in `keep` (offsets rewritten), to keep fixtures small."""
     n = int.from_bytes(profile[128:132], 'big')
@@ -112,13 +124,16 @@ def source_image():
     return img
 
 src = source_image()
-src.save(f'{out}/source_srgb.png')
+if not only: src.save(f'{out}/source_srgb.png')
 srgb = ImageCms.getOpenProfile(SRGB)
 
 def profile(b): return ImageCms.ImageCmsProfile(io.BytesIO(b))
 
 def make(name, prof_bytes, mode='RGB', fmt='png', keep=None, forward=None):
-    """`forward`: the profile the pixels are made with, when `prof_bytes` has no B2A (LUT-only)."""
+    """`forward`: the profile the pixels are made with, when `prof_bytes` has no B2A (LUT-only).
+    `prof_bytes` may be a function that makes the profile (called only when `name` is made)."""
+    if only and name not in only: return
+    if callable(prof_bytes): prof_bytes = prof_bytes()
     p = profile(forward or prof_bytes)
     conv = ImageCms.profileToProfile(src, srgb, p, renderingIntent=1, outputMode=mode)
     embedded = strip(prof_bytes, keep) if keep else prof_bytes
@@ -132,17 +147,17 @@ def make(name, prof_bytes, mode='RGB', fmt='png', keep=None, forward=None):
                                       flags=ImageCms.Flags.NOOPTIMIZE)
     exact.save(f'{out}/{name}.exact.png')
 
-apple_p3 = Image.open(arrow).info['icc_profile']
+def apple_p3(): return Image.open(arrow).info['icc_profile']
 adobe = open(ICC + 'compatibleWithAdobeRGB1998.icc', 'rb').read()
 make('adobe_rgb', adobe)
 make('display_p3', apple_p3)
-make('prophoto', prophoto())
+make('prophoto', prophoto)
 make('lut_mab', lut_profile(ICC + 'compatibleWithAdobeRGB1998.icc', 4.3, False, 'LUT-only Adobe RGB (mAB)', grid=9), forward=adobe)
 make('lut_mft1', lut_profile(ICC + 'compatibleWithAdobeRGB1998.icc', 2.1, True, 'LUT-only Adobe RGB (mft1)', grid=9), forward=adobe)
 make('lut_mft2', lut_profile(ICC + 'compatibleWithAdobeRGB1998.icc', 2.1, False, 'LUT-only Adobe RGB (mft2)', grid=9), forward=adobe)
-make('gray', gray22(), mode='L')
+make('gray', gray22, mode='L')
 make('gray_linear', open(ICC + 'Gray.icc', 'rb').read(), mode='L')
-make('cmyk_swop', open(ICC + 'ghostscript/default_cmyk.icc', 'rb').read(), mode='CMYK', fmt='jpg',
+make('cmyk_fogra39', fogra39, mode='CMYK', fmt='jpg',
      keep={'desc', 'wtpt', 'A2B0', 'cprt'})
 # sRGB-tagged: must be recognised and left alone.
-src.save(f'{out}/srgb_tagged.png', icc_profile=open(SRGB, 'rb').read())
+if not only: src.save(f'{out}/srgb_tagged.png', icc_profile=open(SRGB, 'rb').read())
