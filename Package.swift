@@ -2,7 +2,8 @@
 import PackageDescription
 
 /// Module graph (arrows point one way):
-/// gallery -> Gallery -> ImagePipeline -> ImageCodec -> CZlib; Gallery -> FastCGI -> CFastCGI.
+/// gallery -> Gallery -> ImagePipeline -> ImageCodec -> CZlib; Gallery -> FastCGI -> CFastCGI;
+/// Gallery -> CSQLite (the library index); ImagePipeline -> CCrypto (SHA-256 of originals).
 /// ImageCodec uses only the standard library and zlib: it never sees Foundation or the web.
 let package = Package(
     name: "gallery",
@@ -22,11 +23,14 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CFastCGI", path: "Sources/CFastCGI", providers: [.apt(["libfcgi-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // The library index (Gallery/Index) and content hashing (libcrypto's SHA-256 uses the CPU's SHA instructions).
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
         // libm: Float rounding (HEIF colour conversion) calls roundf and friends.
         .target(name: "ImageCodec", dependencies: ["CZlib"], linkerSettings: [.linkedLibrary("m")]),
-        .target(name: "ImagePipeline", dependencies: ["ImageCodec"]),
+        .target(name: "ImagePipeline", dependencies: ["ImageCodec", "CCrypto"]),
         .target(name: "FastCGI", dependencies: ["CFastCGI"]),
-        .target(name: "Gallery", dependencies: ["ImagePipeline", "FastCGI"]),
+        .target(name: "Gallery", dependencies: ["ImagePipeline", "FastCGI", "CSQLite"]),
         .executableTarget(name: "gallery", dependencies: ["Gallery", "ImagePipeline", "ImageCodec", "FastCGI"]),
         .executableTarget(name: "gallery-bench", dependencies: ["ImagePipeline", "ImageCodec"]),
         .target(name: "ImageFuzzChecks", dependencies: ["ImageCodec"], path: "Sources/Fuzz/ImageFuzzChecks"),

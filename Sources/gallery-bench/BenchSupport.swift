@@ -18,6 +18,8 @@ struct BenchContext: Sendable {
     /// Absolute path of the release `gallery` executable (ours, whole process).
     var galleryBinary: String
     var scratchDir: String
+    /// Photos in the library section's synthetic library (`--photos N`). Default 100,000.
+    var libraryPhotos = 100_000
 
     /// Files in `photoDir` whose names end with one of `extensions`, sorted.
     func photos(_ extensions: [String]) -> [String] {

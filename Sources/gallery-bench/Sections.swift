@@ -16,4 +16,5 @@ let benchSections: [BenchSection] = [
     BenchSection(name: "colour", run: ColourBench.run),
     BenchSection(name: "web", run: WebBench.run),
     BenchSection(name: "warm", run: WarmBench.run),
+    BenchSection(name: "library", run: LibraryBench.run),
 ]

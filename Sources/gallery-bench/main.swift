@@ -1,6 +1,6 @@
 import Foundation
 
-// gallery-bench [--runs N] [--only a,b] PHOTO_DIR
+// gallery-bench [--runs N] [--only a,b] [--photos N] PHOTO_DIR
 // Every section measures ours beside a reference tool in the same run and prints ratios.
 // `gallery-bench decode-hevc FILE` is the child process the heic section times.
 if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "decode-hevc" {
@@ -8,12 +8,14 @@ if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "decode-hevc"
 }
 var runs = 5
 var only: Set<String>? = nil
+var libraryPhotos = 100_000
 var positional: [String] = []
 var args = Array(CommandLine.arguments.dropFirst())
 while !args.isEmpty {
     let a = args.removeFirst()
     switch a {
     case "--runs": runs = Int(args.isEmpty ? "5" : args.removeFirst()) ?? 5
+    case "--photos": libraryPhotos = max(1, Int(args.isEmpty ? "" : args.removeFirst()) ?? 100_000)
     case "--only": only = Set((args.isEmpty ? "" : args.removeFirst()).split(separator: ",").map(String.init))
     default: positional.append(a)
     }
@@ -22,7 +24,8 @@ let photoDir = positional.first ?? "../shared/bench-photos"
 let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
 let scratch = NSTemporaryDirectory() + "gallery-bench-\(getpid())"
 try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-let context = BenchContext(photoDir: photoDir, runs: runs, galleryBinary: exe.appendingPathComponent("gallery").path, scratchDir: scratch)
+var context = BenchContext(photoDir: photoDir, runs: runs, galleryBinary: exe.appendingPathComponent("gallery").path, scratchDir: scratch)
+context.libraryPhotos = libraryPhotos
 print("gallery-bench: photos from \(photoDir), median of \(runs) runs, whole processes")
 for section in benchSections where only?.contains(section.name) ?? true {
     section.run(context)

@@ -9,6 +9,11 @@ import ImagePipeline
 enum ServeCommand {
     static func run(_ args: [String]) -> Int32 {
         FastCGIServer.blockStopSignals()
+        // glibc gives each thread that allocates its own arena (up to 8 per core), and memory
+        // freed into one is not reused by another: with a few dozen worker and lookup threads
+        // the heap grew with every thread that rendered. Two arenas keep contention low on
+        // the machines we run on and RSS bounded (deploy/run also sets MALLOC_ARENA_MAX).
+        if ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil { limitMallocArenas(2) }
         let options: ServeOptions
         do { options = try ServeOptions.parse(args, environment: ProcessInfo.processInfo.environment) } catch {
             printError("gallery: \(error)\n\(usageText)")
@@ -26,7 +31,8 @@ enum ServeCommand {
             let app = try GalleryApp(configuration: GalleryConfiguration(
                 libraryRoot: options.root, templatesDirectory: options.templates, publicDirectory: options.publicDirectory,
                 siteTitle: options.title, rescanInterval: options.rescanSeconds, pageLookupBudget: options.pageWaitSeconds,
-                maxDownloads: options.maxDownloads, shareKeyFile: options.shareKeyFile, formats: options.formats),
+                maxDownloads: options.maxDownloads, shareKeyFile: options.shareKeyFile, formats: options.formats,
+                indexPath: options.indexPath, defaultSort: options.sort),
                 pipeline: pipeline, log: log)
             log("gallery: library \(options.root): \(app.catalog.albums.count) albums, \(app.catalog.items.count) items")
             let server = FastCGIServer(configuration: FastCGIConfiguration(address: options.address, threads: options.threads),
@@ -51,6 +57,9 @@ struct ServeOptions {
     var logFile: String?
     var rescanSeconds = GalleryConfiguration.defaultRescanInterval
     var pageWaitSeconds = GalleryConfiguration.defaultPageLookupBudget
+    /// The library index file; nil with `--index off`.
+    var indexPath: String?
+    var sort = AlbumSort.name
     var maxDownloads = GalleryConfiguration.defaultMaxDownloads
     var shareKeyFile: String?
     var tuning = PipelineTuning()
@@ -63,7 +72,7 @@ struct ServeOptions {
         var values: [String: String] = [:]
         var rest = args[...]
         let known = ["--root", "--socket", "--listen", "--threads", "--cache-dir", "--templates", "--public", "--title", "--log", "--rescan", "--page-wait",
-                     "--max-downloads", "--share-key", "--formats", "--colour"]
+                     "--max-downloads", "--share-key", "--formats", "--colour", "--index", "--sort"]
             + PipelineTuning.flags.map(\.flag)
         while let flag = rest.popFirst() {
             guard known.contains(flag) else { throw Problem(description: "unknown option \(flag)") }
@@ -76,7 +85,7 @@ struct ServeOptions {
         let base = resourceBase()
         var options = ServeOptions(
             root: absolute(root),
-            cacheDirectory: absolute(pick("--cache-dir", "GALLERY_CACHE_DIR") ?? NSTemporaryDirectory() + "gallery-cache"),
+            cacheDirectory: absolute(pick("--cache-dir", "GALLERY_CACHE_DIR") ?? defaultCacheDirectory),
             templates: absolute(pick("--templates", "GALLERY_TEMPLATES") ?? base + "/templates"),
             publicDirectory: absolute(pick("--public", "GALLERY_PUBLIC") ?? base + "/public"))
         if let socket = pick("--socket", "GALLERY_SOCKET") { options.address = .unixSocket(absolute(socket)) }
@@ -95,6 +104,15 @@ struct ServeOptions {
         if let w = pick("--page-wait", "GALLERY_PAGE_WAIT") {
             guard let s = Double(w), s >= 0, s <= 600 else { throw Problem(description: "--page-wait wants seconds in [0, 600]") }
             options.pageWaitSeconds = s
+        }
+        switch pick("--index", "GALLERY_INDEX") {
+        case "off"?: options.indexPath = nil
+        case let path?: options.indexPath = absolute(path)
+        case nil: options.indexPath = defaultIndexPath(cacheDirectory: options.cacheDirectory)
+        }
+        if let word = pick("--sort", "GALLERY_SORT") {
+            guard let sort = AlbumSort(rawValue: word) else { throw Problem(description: "--sort wants date or name") }
+            options.sort = sort
         }
         if let d = pick("--max-downloads", "GALLERY_MAX_DOWNLOADS") {
             guard let n = Int(d), n >= 1, n <= 1024 else { throw Problem(description: "--max-downloads wants 1...1024") }
@@ -122,6 +140,14 @@ struct ServeOptions {
         }
         try options.tuning.validate()
         return options
+    }
+
+    /// `$TMPDIR/gallery-cache`.
+    static var defaultCacheDirectory: String { NSTemporaryDirectory() + "gallery-cache" }
+
+    /// The index lives in the cache folder unless `--index` moves it.
+    static func defaultIndexPath(cacheDirectory: String) -> String {
+        (cacheDirectory.hasSuffix("/") ? cacheDirectory : cacheDirectory + "/") + "library-index.sqlite"
     }
 
     /// "jpeg,webp" (any order) or "jpeg": JPEG is the fallback every browser shows, so it is
@@ -220,4 +246,12 @@ final class LineLogger: Sendable {
         let bytes = Array("\(stamp) [\(getpid())] \(message)\n".utf8)
         _ = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
     }
+}
+
+/// glibc's `mallopt(M_ARENA_MAX, n)`. Swift's Glibc module leaves out <malloc.h>, so the
+/// function is looked up by name; M_ARENA_MAX is -8 in glibc's ABI. Does nothing elsewhere.
+func limitMallocArenas(_ n: Int32) {
+    typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+    guard let symbol = dlsym(nil, "mallopt") else { return }
+    _ = unsafeBitCast(symbol, to: Mallopt.self)(-8, n)
 }

@@ -4,7 +4,7 @@ let usageText = """
 usage:
   gallery [serve] --root DIR [--socket PATH | --listen 127.0.0.1:PORT] [--threads N] [--cache-dir DIR]
                   [--templates DIR] [--public DIR] [--title TEXT] [--log FILE] [--rescan SECONDS]
-                  [--page-wait SECONDS]
+                  [--page-wait SECONDS] [--index PATH | off] [--sort date|name]
                   [--origin-connect-timeout S] [--origin-timeout S] [--origin-max-bytes N]
                   [--remote-revalidate-after S | never]
                   [--disk-cache-bytes N] [--render-cache-bytes N] [--decode-max-bytes N]
@@ -14,6 +14,7 @@ usage:
   gallery decode IN OUT [--scale M/8] [--orient]     write .ppm, .pgm, .pam or .png
   gallery probe IN                                    one JSON line
   gallery thumb IN OUT (--size 480 | --cover 240x240) [--quality 82]
+  gallery index --root DIR [--cache-dir DIR] [--index PATH]   build or refresh the library index
   gallery warm --url http://127.0.0.1:8080/ [--concurrency N] [--verify] [--timeout S]
                                                       visit every page, load every linked image
                                                       (fills nginx's image cache)

@@ -14,6 +14,7 @@ case "decode": status = CodecCommands.decode(rest)
 case "probe": status = CodecCommands.probe(rest)
 case "thumb": status = PipelineCommands.thumb(rest)
 case "warm": status = WarmCommand.run(rest)
+case "index": status = IndexCommand.run(rest)
 case "share": status = ShareCommand.run(rest)
 case "help", "--help", "-h":
     print(usageText)

@@ -408,6 +408,8 @@ enum FaultCacheFolder {
             let path = directory + "/" + name
             if name.hasPrefix(".tmp-") { audit.temps.append(name); continue }
             if name.hasSuffix(".lock") { continue }
+            // The library index lives in the cache folder too (docs/library-index.md).
+            if name.hasPrefix("library-index.sqlite") { continue }
             // The share-link secret lives in the cache folder too (the disk cache ignores it).
             if name == "share.key" { continue }
             if name.hasSuffix(".json") {

@@ -20,10 +20,14 @@ public final class GalleryApp: FastCGIHandler, Sendable {
     /// copy its part of the catalog once per request.
     private let sharedViews = BoundedMap<String, Catalog>(limit: 64)
     let log: @Sendable (String) -> Void
+    /// The library index (nil without one, or when its file cannot be opened for writing),
+    /// and its writer when this process is the one that indexes.
+    let index: LibraryIndex?
+    let indexer: LibraryIndexer?
     var errors: ErrorPages { ErrorPages(templates: templates, chrome: { [self] in self.chrome() }) }
 
-    /// Loads the templates (throws on a syntax error), scans the library once and starts
-    /// watching it for changes.
+    /// Loads the templates (throws on a syntax error), takes the catalog from the library
+    /// index (or scans the library once without one) and starts watching it for changes.
     public init(configuration: GalleryConfiguration, pipeline: ImagePipeline, watchLibrary: Bool = true,
                 log: @escaping @Sendable (String) -> Void) throws {
         self.configuration = configuration
@@ -36,9 +40,28 @@ public final class GalleryApp: FastCGIHandler, Sendable {
         shares = ShareLinks(keyPath: keyPath, log: log)
         do { _ = try ShareKey.loadOrCreate(keyPath) } catch { log("share: links disabled: \(error)") }
         if ShareKey.isExposed(keyPath) { log("share: warning: \(keyPath) is readable by other users; chmod 600 it") }
-        store = CatalogStore(scanner: CatalogScanner(root: configuration.libraryRoot, siteTitle: configuration.siteTitle),
-                             refreshInterval: configuration.rescanInterval, log: log)
+        let index = configuration.indexPath.flatMap { LibraryIndex.open(path: $0, log: log) }
+        self.index = index
+        if let index, index.claimWriter() {
+            let limits = pipeline.configuration.decodeLimits, maxBytes = pipeline.configuration.maxOriginBytes
+            indexer = LibraryIndexer(index: index) { path throws(PipelineError) in
+                try FileIndexing.read(path: path, maxBytes: maxBytes, limits: limits)
+            }
+        } else {
+            indexer = nil
+        }
+        var scanner = CatalogScanner(root: configuration.libraryRoot, siteTitle: configuration.siteTitle)
+        scanner.defaultSort = configuration.defaultSort
+        if let index { scanner.datesTaken = { index.datesTaken(folder: $0) } }
+        store = CatalogStore(scanner: scanner, refreshInterval: configuration.rescanInterval, index: index, indexer: indexer, log: log)
         if watchLibrary { store.startWatching() }
+    }
+
+    /// Scans the library and brings the index in line with it now (tests; the watcher does
+    /// this on its own thread).
+    @discardableResult
+    public func refreshLibrary() -> LibraryIndexer.Summary? {
+        store.refreshAndIndex(force: true)
     }
 
     /// The current catalog snapshot.
@@ -127,6 +150,7 @@ public final class GalleryApp: FastCGIHandler, Sendable {
         out += "gallery_catalog_items \(snapshot.items.count)\n"
         out += "# HELP gallery_catalog_albums Albums in the catalog.\n# TYPE gallery_catalog_albums gauge\n"
         out += "gallery_catalog_albums \(snapshot.albums.count)\n"
+        if let indexer { out += indexer.progress.text() }
         let pipelineText = pipeline.metricsText()
         if !pipelineText.isEmpty { out += pipelineText.hasSuffix("\n") ? pipelineText : pipelineText + "\n" }
         return out

@@ -22,6 +22,11 @@ public struct GalleryConfiguration: Sendable {
     /// local file or fetches a remote one); images not known by then are linked without a
     /// version and redirect once they are (see `VersionLookup`). Default 1.
     public var pageLookupBudget: Double
+    /// The library index file (SQLite); nil serves from scans alone, hashing each photo on its
+    /// first page view in every process. Default nil here; `gallery serve` puts it in the cache folder.
+    public var indexPath: String?
+    /// The order of albums the manifest does not order (`--sort`). Default by name.
+    public var defaultSort: AlbumSort
     /// Album ZIP downloads streamed at once by this process; more are answered 503 with
     /// Retry-After. Each holds a worker thread while its client reads, so keep it below the
     /// thread count. Default 2.
@@ -46,7 +51,8 @@ public struct GalleryConfiguration: Sendable {
                 staticPrefix: String = "/static/", siteTitle: String = defaultSiteTitle, pageSize: Int = 60,
                 rescanInterval: Double = defaultRescanInterval, maxURIBytes: Int = 2048,
                 pageLookupBudget: Double = defaultPageLookupBudget, maxDownloads: Int = defaultMaxDownloads,
-                shareKeyFile: String? = nil, formats: Set<RenderFormat> = defaultFormats) {
+                shareKeyFile: String? = nil, formats: Set<RenderFormat> = defaultFormats, indexPath: String? = nil,
+                defaultSort: AlbumSort = .name) {
         self.libraryRoot = libraryRoot
         self.templatesDirectory = templatesDirectory
         self.publicDirectory = publicDirectory
@@ -56,6 +62,8 @@ public struct GalleryConfiguration: Sendable {
         self.rescanInterval = rescanInterval
         self.maxURIBytes = maxURIBytes
         self.pageLookupBudget = pageLookupBudget
+        self.indexPath = indexPath
+        self.defaultSort = defaultSort
         self.maxDownloads = max(1, maxDownloads)
         self.shareKeyFile = shareKeyFile
         self.formats = formats.union([.standard])

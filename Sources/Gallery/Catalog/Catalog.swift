@@ -1,4 +1,5 @@
 import Foundation
+import ImagePipeline
 
 /// Where an item's bytes come from.
 public enum ItemSource: Sendable, Equatable {
@@ -21,6 +22,15 @@ public struct CatalogItem: Sendable, Equatable {
     public var fileSize: Int?
     /// Modification time at scan time, seconds since 1970 (nil for remote items).
     public var modified: Int?
+    /// Size, mtime and inode at scan time (nil for remote items): the library index's facts
+    /// count for the item only while its stamp is this one.
+    public var stamp: FileStamp?
+
+    /// The path relative to the library root (nil for remote items): the library index's key.
+    public var relativePath: String? {
+        if case .file(let rel, _) = source { return rel }
+        return nil
+    }
 
     /// The URL the image pipeline reads: file:// inside the library, or http(s)://.
     public var sourceURL: String {
@@ -122,6 +132,32 @@ public struct Catalog: Sendable {
 
 /// Names and ordering shared by the scanner and the manifest.
 enum CatalogNaming {
+    /// `entries` in natural name order (`precedes`), each name's sort key made once.
+    static func sortedByName<T>(_ entries: [T], name: (T) -> String) -> [T] {
+        guard entries.count > 1 else { return entries }
+        let keys = entries.map { NaturalKey(name($0)) }
+        return entries.indices.sorted { keys[$0].precedes(keys[$1]) }.map { entries[$0] }
+    }
+
+    /// `entries` (already in name order) by date taken, oldest first; photos without a date
+    /// follow the dated ones in name order. "YYYY:MM:DD HH:MM:SS" texts compare as dates;
+    /// a zero date ("0000:...", what some cameras write when unset) counts as none.
+    static func sortedByDate<T>(_ entries: [T], name: (T) -> String, dates: [String: String]) -> [T] {
+        let keyed = entries.enumerated().map { offset, entry -> (Int, String?) in
+            let date = dates[name(entry)].flatMap { $0.hasPrefix("0000") || $0.isEmpty ? nil : $0 }
+            return (offset, date)
+        }
+        let order = keyed.sorted { a, b in
+            switch (a.1, b.1) {
+            case let (x?, y?): return x != y ? x < y : a.0 < b.0
+            case (.some, nil): return true
+            case (nil, .some): return false
+            case (nil, nil): return a.0 < b.0
+            }
+        }
+        return order.map { entries[$0.0] }
+    }
+
     /// "summer_beach-2024.jpg" -> "summer beach 2024".
     static func title(fromFileName name: String, dropExtension: Bool) -> String {
         var base = name
@@ -136,24 +172,54 @@ enum CatalogNaming {
 
     /// Natural order: case-insensitive, runs of digits compared as numbers ("img2" < "img10").
     static func precedes(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.lowercased().unicodeScalars), y = Array(b.lowercased().unicodeScalars)
-        var i = 0, j = 0
-        while i < x.count && j < y.count {
-            if x[i].properties.numericType != nil && x[i].isASCII && y[j].isASCII && y[j].properties.numericType != nil {
-                var ei = i, ej = j
-                while ei < x.count && x[ei].isASCII && x[ei].properties.numericType != nil { ei += 1 }
-                while ej < y.count && y[ej].isASCII && y[ej].properties.numericType != nil { ej += 1 }
-                let da = String(String.UnicodeScalarView(x[i..<ei])).drop { $0 == "0" }
-                let db = String(String.UnicodeScalarView(y[j..<ej])).drop { $0 == "0" }
-                if da.count != db.count { return da.count < db.count }
-                if da != db { return da < db }
-                i = ei; j = ej
+        NaturalKey(a).precedes(NaturalKey(b))
+    }
+}
+
+/// A name prepared once for natural-order comparisons: sorting 100 names compares each
+/// about 7 times, and lower-casing, splitting into scalars and asking each scalar whether it is
+/// a digit on every comparison was most of a scan's time (275 ms of catalog building at 10,000
+/// photos). The key is a list of numbers compared lexicographically: a scalar of the lower-cased
+/// name is its value << 32; a run of ASCII digits is ('0' << 32 | its length without leading
+/// zeros) followed by those digits, so runs compare as numbers ("img2" < "img10") and a run
+/// against any other character compares as a digit does (no non-digit lies between '0' and '9').
+struct NaturalKey {
+    let original: String
+    let tokens: [UInt64]
+
+    init(_ name: String) {
+        original = name
+        var tokens: [UInt64] = []
+        tokens.reserveCapacity(name.utf8.count)
+        var digits: [UInt64] = []
+        func flush() {
+            guard !digits.isEmpty else { return }
+            let significant = digits.drop { $0 == 0x30 }
+            tokens.append(0x30 << 32 | UInt64(significant.count))
+            tokens.append(contentsOf: significant)
+            digits.removeAll(keepingCapacity: true)
+        }
+        for scalar in name.lowercased().unicodeScalars {
+            if scalar.value >= 0x30 && scalar.value <= 0x39 {
+                digits.append(UInt64(scalar.value))
             } else {
-                if x[i] != y[j] { return x[i].value < y[j].value }
-                i += 1; j += 1
+                flush()
+                tokens.append(UInt64(scalar.value) << 32)
             }
         }
-        if x.count - i != y.count - j { return x.count - i < y.count - j }
-        return a < b
+        flush()
+        self.tokens = tokens
+    }
+
+    func precedes(_ other: NaturalKey) -> Bool {
+        let x = tokens, y = other.tokens
+        let n = min(x.count, y.count)
+        var i = 0
+        while i < n {
+            if x[i] != y[i] { return x[i] < y[i] }
+            i += 1
+        }
+        if x.count != y.count { return x.count < y.count }
+        return original < other.original
     }
 }

@@ -14,6 +14,11 @@ public struct CatalogScanner: Sendable {
     public var maxDepth = 24
     /// At most this many items are catalogued.
     public var maxItems = 200_000
+    /// The order of photos in albums the manifest says nothing about (`--sort`). Default by name.
+    public var defaultSort: AlbumSort = .name
+    /// Dates taken ("YYYY:MM:DD HH:MM:SS") of the photos of one folder (relative path) by file
+    /// name, from the library index; used only for albums sorted by date. nil: no dates known.
+    public var datesTaken: (@Sendable (_ folder: String) -> [String: String])?
 
     public init(root: String, siteTitle: String) {
         self.root = root
@@ -29,7 +34,34 @@ public struct CatalogScanner: Sendable {
         public var warnings: [String]
     }
 
+    /// Walks the folder.
     public func scan() -> Result {
+        build { relativePath, absolute, state in listFolder(relativePath: relativePath, absolute: absolute, state: &state) }
+    }
+
+    /// The catalog of a listing remembered by the library index, without reading any folder:
+    /// what the app serves at start while the indexer looks at the folder itself. The
+    /// fingerprint differs from a scan's, so the first scan afterwards always replaces it.
+    public func build(from listing: LibraryListing) -> Result {
+        build { relativePath, _, state in
+            guard let folder = listing.folders[relativePath] else { return FolderEntries() }
+            state.mix(relativePath, UInt64(folder.images.count), UInt64(folder.subfolders.count))
+            for image in folder.images {
+                state.mix(image.name, UInt64(image.stamp.size), UInt64(bitPattern: Int64(image.stamp.mtimeNanoseconds)))
+            }
+            let base = relativePath.isEmpty ? state.realRoot : state.realRoot + "/" + relativePath
+            return FolderEntries(subfolders: folder.subfolders.map { ($0, base + "/" + $0) }, images: folder.images)
+        }
+    }
+
+    /// One folder's albums and photos, as the file system or the index lists them.
+    struct FolderEntries {
+        /// Names, with the real path (a symlinked folder is visited once).
+        var subfolders: [(name: String, real: String)] = []
+        var images: [(name: String, stamp: FileStamp)] = []
+    }
+
+    private func build(list: (String, String, inout ScanState) -> FolderEntries) -> Result {
         var state = ScanState()
         guard let realRoot = ImageFiles.realPath(root) else {
             return Result(catalog: .empty(siteTitle: siteTitle), fingerprint: 0, warnings: ["library root \(root) not found"])
@@ -47,7 +79,7 @@ public struct CatalogScanner: Sendable {
             }
         }
         let title = manifest?.title ?? siteTitle
-        let rootID = walk(relativePath: "", parentID: nil, privateRoot: nil, depth: 0, state: &state, manifest: manifest, title: title)
+        let rootID = walk(relativePath: "", parentID: nil, privateRoot: nil, depth: 0, state: &state, manifest: manifest, title: title, list: list)
         addRemoteItems(manifest?.remote ?? [], rootID: rootID, state: &state, manifest: manifest)
         let catalog = Catalog(siteTitle: title, rootID: rootID, albums: state.albums, items: state.items)
         return Result(catalog: catalog, fingerprint: state.fingerprint, warnings: state.warnings)
@@ -81,28 +113,43 @@ public struct CatalogScanner: Sendable {
         }
     }
 
-    private enum EntryKind { case directory(String), image(size: Int, modified: Int), other }
+    private enum EntryKind { case directory(String), image(FileStamp), other }
 
-    /// Scans one folder; returns its album id.
-    private func walk(relativePath: String, parentID: String?, privateRoot: String?, depth: Int, state: inout ScanState,
-                      manifest: Manifest?, title: String) -> String {
-        let albumID = state.uniqueID("album:" + relativePath)
-        let privateRoot = privateRoot ?? (manifest?.albums?[relativePath]?.private == true ? albumID : nil)
-        let absolute = relativePath.isEmpty ? state.realRoot : state.realRoot + "/" + relativePath
-        var subfolders: [(name: String, real: String)] = []
-        var images: [(name: String, size: Int, modified: Int)] = []
+    /// The entries of one folder on disk, sorted by name.
+    private func listFolder(relativePath: String, absolute: String, state: inout ScanState) -> FolderEntries {
+        var entries = FolderEntries()
         let names = (try? FileManager.default.contentsOfDirectory(atPath: absolute)) ?? []
         if let real = ImageFiles.realPath(absolute) { state.visitedDirs.insert(real) }
         for name in names where !name.hasPrefix(".") && !(relativePath.isEmpty && name == Manifest.fileName) {
             guard !name.contains("/"), name.utf8.count <= 255 else { continue }
             switch classify(absolute + "/" + name, state: &state, name: name) {
-            case .directory(let real): subfolders.append((name, real))
-            case .image(let size, let modified): images.append((name, size, modified))
+            case .directory(let real): entries.subfolders.append((name, real))
+            case .image(let stamp): entries.images.append((name, stamp))
             case .other: break
             }
         }
-        subfolders.sort { CatalogNaming.precedes($0.name, $1.name) }
-        images.sort { CatalogNaming.precedes($0.name, $1.name) }
+        return entries
+    }
+
+    /// The album's order: its own manifest entry, else the manifest's, else `defaultSort`.
+    private func order(of relativePath: String, manifest: Manifest?) -> AlbumSort {
+        if let own = manifest?.albums?[relativePath]?.sort.flatMap(AlbumSort.init(rawValue:)) { return own }
+        if let site = manifest?.sort.flatMap(AlbumSort.init(rawValue:)) { return site }
+        return defaultSort
+    }
+
+    /// Scans one folder; returns its album id.
+    private func walk(relativePath: String, parentID: String?, privateRoot: String?, depth: Int, state: inout ScanState,
+                      manifest: Manifest?, title: String, list: (String, String, inout ScanState) -> FolderEntries) -> String {
+        let albumID = state.uniqueID("album:" + relativePath)
+        let privateRoot = privateRoot ?? (manifest?.albums?[relativePath]?.private == true ? albumID : nil)
+        let absolute = relativePath.isEmpty ? state.realRoot : state.realRoot + "/" + relativePath
+        let entries = list(relativePath, absolute, &state)
+        let subfolders = CatalogNaming.sortedByName(entries.subfolders, name: \.name)
+        var images = CatalogNaming.sortedByName(entries.images, name: \.name)
+        if order(of: relativePath, manifest: manifest) == .date, let datesTaken {
+            images = CatalogNaming.sortedByDate(images, name: \.name, dates: datesTaken(relativePath))
+        }
 
         var itemIDs: [String] = []
         for image in images where state.items.count < maxItems {
@@ -113,7 +160,8 @@ public struct CatalogScanner: Sendable {
                 id: id, albumID: albumID, fileName: image.name,
                 title: nonEmpty(text?.title) ?? CatalogNaming.title(fromFileName: image.name, dropExtension: true),
                 caption: nonEmpty(text?.caption),
-                source: .file(relativePath: rel, absolutePath: absolute + "/" + image.name), fileSize: image.size, modified: image.modified)
+                source: .file(relativePath: rel, absolutePath: absolute + "/" + image.name), fileSize: image.stamp.size,
+                modified: image.stamp.mtimeSeconds, stamp: image.stamp)
             itemIDs.append(id)
         }
         var albumIDs: [String] = []
@@ -122,7 +170,7 @@ public struct CatalogScanner: Sendable {
                 let rel = relativePath.isEmpty ? folder.name : relativePath + "/" + folder.name
                 let folderTitle = CatalogNaming.title(fromFileName: folder.name, dropExtension: false)
                 albumIDs.append(walk(relativePath: rel, parentID: albumID, privateRoot: privateRoot, depth: depth + 1, state: &state,
-                                     manifest: manifest, title: folderTitle))
+                                     manifest: manifest, title: folderTitle, list: list))
             }
         }
         let text = manifest?.albums?[relativePath]
@@ -153,7 +201,8 @@ public struct CatalogScanner: Sendable {
         }
         guard mode == S_IFREG, st.st_size > 0 else { return .other }
         if ImageFiles.isImage(path: path, name: name) {
-            return .image(size: Int(st.st_size), modified: Int(st.st_mtim.tv_sec))
+            return .image(FileStamp(size: Int(st.st_size), mtimeSeconds: Int(st.st_mtim.tv_sec),
+                                    mtimeNanoseconds: Int(st.st_mtim.tv_nsec), inode: UInt64(st.st_ino)))
         }
         return .other
     }
@@ -172,7 +221,7 @@ public struct CatalogScanner: Sendable {
             state.items[id] = CatalogItem(
                 id: id, albumID: albumID, fileName: fileName,
                 title: nonEmpty(entry.title) ?? CatalogNaming.title(fromFileName: fileName, dropExtension: true),
-                caption: nonEmpty(entry.caption), source: .remote(url: entry.url), fileSize: nil, modified: nil)
+                caption: nonEmpty(entry.caption), source: .remote(url: entry.url), fileSize: nil, modified: nil, stamp: nil)
             state.albums[albumID]?.itemIDs.append(id)
         }
     }

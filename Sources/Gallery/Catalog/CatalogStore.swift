@@ -1,36 +1,61 @@
 import Foundation
+import ImagePipeline
 import Synchronization
 
-/// Holds the current catalog and re-scans the folder in the background every
-/// `refreshInterval` seconds; a new snapshot replaces the old one only when the fingerprint
-/// changed. Requests never wait for a scan.
+/// Holds the current catalog and keeps it in line with the folder from a background thread;
+/// a new snapshot replaces the old one only when the fingerprint changed (or the index
+/// brought new dates for albums sorted by date). Requests never wait for a scan.
+///
+/// With a library index, the first catalog comes from the index (no folder is read before
+/// the first page is served); the watcher then scans the folder, lets the indexer read what
+/// changed, and watches the folders with inotify, falling back to polling folder mtimes every
+/// `refreshInterval` seconds where inotify is not available.
 public final class CatalogStore: Sendable {
     private let scanner: CatalogScanner
     private let state: Mutex<(catalog: Catalog, publicView: Catalog, fingerprint: UInt64)>
     private let refreshInterval: Double
     private let log: @Sendable (String) -> Void
     private let started = Atomic<Bool>(false)
+    /// The index the first catalog came from (nil: scanned), and its writer in this process.
+    private let index: LibraryIndex?
+    private let indexer: LibraryIndexer?
     /// Folder fingerprint at the last check and when the last full scan ran (uptime seconds).
     private let lastCheck = Mutex<(directories: UInt64, fullScanAt: Double)>((0, 0))
     /// A full scan runs at least this often (seconds) even when no folder changed, to catch
-    /// files rewritten in place and changes behind symlinked folders.
+    /// files rewritten in place and changes behind symlinked folders. With inotify watching
+    /// every folder, changes are noticed anyway, and the full scan is only a safety net.
     private let fullScanInterval: Double = 60
+    private let fullScanIntervalWatched: Double = 600
 
-    /// Scans once now (so the first request sees the library).
-    public init(scanner: CatalogScanner, refreshInterval: Double = 3, log: @escaping @Sendable (String) -> Void) {
+    /// Takes the catalog from `index` when it has one, else scans once now (so the first
+    /// request sees the library).
+    public init(scanner: CatalogScanner, refreshInterval: Double = 3, index: LibraryIndex? = nil, indexer: LibraryIndexer? = nil,
+                log: @escaping @Sendable (String) -> Void) {
         self.scanner = scanner
         self.refreshInterval = max(0.2, refreshInterval)
         self.log = log
-        let first = scanner.scan()
-        for w in first.warnings { log("catalog: \(w)") }
-        state = Mutex((first.catalog, first.catalog.publicView(), first.fingerprint))
-        lastCheck.withLock { $0 = (scanner.directoryFingerprint(), CatalogStore.now()) }
+        self.index = index
+        self.indexer = indexer
+        let start = CatalogStore.now()
+        if let listing = index?.listing() {
+            let fromIndex = scanner.build(from: listing)
+            state = Mutex((fromIndex.catalog, fromIndex.catalog.publicView(), fromIndex.fingerprint))
+            log("catalog: \(fromIndex.catalog.albums.count) albums, \(fromIndex.catalog.items.count) items from the index in "
+                + "\(Int((CatalogStore.now() - start) * 1000)) ms; scanning in the background")
+        } else {
+            let first = scanner.scan()
+            for w in first.warnings { log("catalog: \(w)") }
+            state = Mutex((first.catalog, first.catalog.publicView(), first.fingerprint))
+            // The polling watcher's baseline (the inotify one needs none; tests call
+            // refreshIfFoldersChanged without starting a watcher).
+            lastCheck.withLock { $0 = (scanner.directoryFingerprint(), start) }
+        }
     }
 
     private static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
-    /// The watcher's step: a full scan only when a folder's mtime moved or the full-scan
-    /// interval has passed. Returns true when the catalog changed.
+    /// The watcher's step when polling: a full scan only when a folder's mtime moved or the
+    /// full-scan interval has passed. Returns true when the catalog changed.
     @discardableResult
     public func refreshIfFoldersChanged() -> Bool {
         let directories = scanner.directoryFingerprint()
@@ -52,15 +77,18 @@ public final class CatalogStore: Sendable {
     /// The latest snapshot and its fingerprint (which changes whenever the snapshot does).
     public var versioned: (catalog: Catalog, fingerprint: UInt64) { state.withLock { ($0.catalog, $0.fingerprint) } }
 
-    /// Re-scans now; returns true when something changed.
+    /// Re-scans now; returns true when something changed. `force` swaps in the new snapshot
+    /// even when no file changed (the index learned dates that reorder albums).
     @discardableResult
-    public func refresh() -> Bool {
+    public func refresh(force: Bool = false) -> Bool {
         let result = scanner.scan()
         let changed = state.withLock { current -> Bool in
-            guard current.fingerprint != result.fingerprint else { return false }
+            guard force || current.fingerprint != result.fingerprint else { return false }
             current = (result.catalog, result.catalog.publicView(), result.fingerprint)
             return true
         }
+        // The scan's own garbage (and the replaced snapshot, once requests let go of it).
+        MemoryTrim.releaseFreedMemory()
         if changed {
             for w in result.warnings { log("catalog: \(w)") }
             log("catalog: rescanned, \(result.catalog.albums.count) albums, \(result.catalog.items.count) items")
@@ -68,15 +96,75 @@ public final class CatalogStore: Sendable {
         return changed
     }
 
-    /// Starts the background re-scan thread (once).
+    /// Scans, then lets the indexer read what changed; when it did, scans again so albums
+    /// sorted by date take the new dates. Returns the indexing pass's summary (nil without an
+    /// indexer in this process).
+    @discardableResult
+    public func refreshAndIndex(force: Bool = false) -> LibraryIndexer.Summary? {
+        let changed = refresh(force: force)
+        index?.flushPlaceholders()
+        guard changed || force else { return nil }
+        return indexPass()
+    }
+
+    /// Lets the indexer read what the current catalog has and the index has not; when it
+    /// changed anything, scans again so albums sorted by date take the new dates.
+    @discardableResult
+    private func indexPass() -> LibraryIndexer.Summary? {
+        guard let indexer else { return nil }
+        let summary = indexer.refresh(catalog)
+        if summary.changed {
+            log("index: \(summary.read) read, \(summary.removed) removed, \(summary.failed) failed, \(summary.photos) photos in \(String(format: "%.1f", summary.seconds)) s")
+            refresh(force: true)
+        }
+        return summary
+    }
+
+    /// Starts the background thread (once): a first scan and indexing pass at once, then
+    /// inotify (or polling) for changes.
     public func startWatching() {
         guard !started.exchange(true, ordering: .relaxed) else { return }
-        let interval = refreshInterval
-        Thread.detachNewThread { [self] in
-            while true {
-                Thread.sleep(forTimeInterval: interval)
-                self.refreshIfFoldersChanged()
+        Thread.detachNewThread { [self] in watchLoop() }
+    }
+
+    private func watchLoop() {
+        refreshAndIndex(force: true)
+        let watcher = DirectoryWatcher()
+        var watching = watcher.map { $0.watch(folders()) } ?? false
+        if watcher == nil { log("catalog: inotify unavailable; polling folders every \(refreshInterval) s") }
+        if watcher != nil && !watching { log("catalog: inotify refused a watch (fs.inotify.max_user_watches?); polling folders") }
+        var lastFull = CatalogStore.now()
+        while true {
+            if let watcher, watching {
+                // Wake every few seconds to write placeholders, even when nothing changes.
+                let changed = watcher.waitForChange(timeout: 5)
+                let due = CatalogStore.now() - lastFull >= fullScanIntervalWatched
+                if changed || due {
+                    refreshAndIndex(force: due)
+                    if due { lastFull = CatalogStore.now() }
+                    watching = watcher.watch(folders())
+                    if !watching { log("catalog: inotify refused a watch (fs.inotify.max_user_watches?); polling folders") }
+                } else {
+                    index?.flushPlaceholders()
+                }
+            } else {
+                Thread.sleep(forTimeInterval: refreshInterval)
+                if refreshIfFoldersChanged() {
+                    indexPass()
+                } else {
+                    index?.flushPlaceholders()
+                }
             }
         }
+    }
+
+    /// Real paths of the root and every album folder of the current catalog.
+    private func folders() -> [String] {
+        guard let root = ImageFiles.realPath(scanner.root) else { return [] }
+        var out = [root]
+        for album in catalog.albums.values where !album.relativePath.isEmpty {
+            out.append(root + "/" + album.relativePath)
+        }
+        return out
     }
 }

@@ -2,18 +2,22 @@ import Foundation
 
 /// The optional `gallery.json` in the library root:
 /// ```json
-/// { "title": "Our photos",
-///   "albums": { "Summer/Beach": { "title": "At the beach", "caption": "July 2024" },
+/// { "title": "Our photos", "sort": "date",
+///   "albums": { "Summer/Beach": { "title": "At the beach", "caption": "July 2024", "sort": "name" },
 ///               "Family": { "private": true } },
 ///   "items":  { "Summer/Beach/IMG_0001.jpg": { "title": "Sunset", "caption": "..." } },
 ///   "remote": [ { "url": "https://example.org/a.jpg", "title": "A", "caption": "...", "album": "Remote" } ] }
 /// ```
 /// Album and item keys are paths relative to the root. Remote items go to the album named by
 /// `album` (default "Remote"), created at the top level when no such folder exists.
+/// `sort` ("date" or "name") orders the photos of every album, or of one album when given in
+/// its entry; the album's own word wins, then the site's, then `--sort`.
 public struct Manifest: Sendable, Decodable, Equatable {
     public struct Text: Sendable, Decodable, Equatable {
         public var title: String?
         public var caption: String?
+        /// "date" or "name" (albums only); anything else is ignored.
+        public var sort: String?
         /// On an album: it and everything below it are private, reachable only by share links.
         public var `private`: Bool?
     }
@@ -26,6 +30,8 @@ public struct Manifest: Sendable, Decodable, Equatable {
     }
 
     public var title: String?
+    /// "date" or "name": the order of every album's photos; anything else is ignored.
+    public var sort: String?
     public var albums: [String: Text]?
     public var items: [String: Text]?
     public var remote: [RemoteItem]?
@@ -47,4 +53,12 @@ public struct Manifest: Sendable, Decodable, Equatable {
               scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else { return false }
         return true
     }
+}
+
+/// The order of an album's photos.
+public enum AlbumSort: String, Sendable {
+    /// Natural file-name order ("IMG_2" before "IMG_10").
+    case name
+    /// Date taken (EXIF), oldest first; photos without a date follow, by name.
+    case date
 }

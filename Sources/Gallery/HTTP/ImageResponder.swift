@@ -15,6 +15,11 @@ extension GalleryApp {
         guard let item = catalog.items[itemID], configuration.formats.contains(format) else { return errors.response(404) }
         let prefix = catalog.linkPrefix
         let version: String
+        // The index's version (file unchanged since) spares the pipeline hashing the file again.
+        let row = indexedRows([item])[item.id]
+        if let row, row.failure == nil {
+            pipeline.rememberVersion(url: item.sourceURL, version: row.version, stamp: row.stamp)
+        }
         do {
             try pipeline.validate(spec)
             version = try pipeline.version(url: item.sourceURL)
@@ -38,6 +43,11 @@ extension GalleryApp {
             // render: these pixels belong to the new version's URL, not to this immutable one.
             return HTTPResponses.redirect(to: ImageLinks.url(id: item.id, spec: spec.description, version: rendered.version,
                                                              format: format, prefix: prefix))
+        }
+        // Cover sizes ("240x240") give the placeholder pages paint: kept in the index once per version.
+        if let index, let row, row.placeholder == nil, let colour = rendered.averageColour, let rel = item.relativePath,
+           spec.description.contains("x") {
+            index.notePlaceholder(relativePath: rel, version: rendered.version, placeholder: colour)
         }
         return FastCGIResponse(status: 200, headers: [("Content-Type", rendered.contentType)] + headers, body: rendered.bytes)
     }

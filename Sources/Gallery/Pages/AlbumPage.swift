@@ -30,7 +30,7 @@ extension GalleryApp {
             case .version(let version):
                 img = ImageLinks.cover(id: item.id, version: version, orientedWidth: facts?.width, orientedHeight: facts?.height,
                                        webp: webp, prefix: catalog.linkPrefix)
-                img["placeholder"] = .optional(pipeline.placeholderColour(url: item.sourceURL, version: version))
+                img["placeholder"] = .optional(facts?.placeholder ?? pipeline.placeholderColour(url: item.sourceURL, version: version))
                 img["preview"] = .optional(pipeline.placeholderImage(url: item.sourceURL, version: version))
             }
             img["lazy"] = .bool(eagerLeft <= 0)

@@ -7,10 +7,16 @@ extension GalleryApp {
     func photoPage(itemID: String, catalog: Catalog) -> FastCGIResponse {
         guard let item = catalog.items[itemID] else { return errors.response(404) }
         let url = item.sourceURL
-        let lookup = versions(of: [item])[item.id] ?? .failed
-        // Facts need the original: read only once the version (and so the original) is at hand.
+        let lookup: VersionLookup.Outcome
         var facts: ImageFacts?
-        if case .version = lookup { facts = try? pipeline.facts(url: url) }
+        if let row = indexedRows([item])[item.id] {
+            lookup = PhotoFacts(row).lookup
+            facts = row.facts
+        } else {
+            lookup = versions(of: [item])[item.id] ?? .failed
+            // Facts need the original: read only once the version (and so the original) is at hand.
+            if case .version = lookup { facts = try? pipeline.facts(url: url) }
+        }
 
         var context = chrome()
         context["pageTitle"] = .string(item.title)

@@ -149,7 +149,7 @@ final class DiskDataCache: Sendable {
                 continue
             }
             if verified[key] != file {
-                guard String(SHA256.hex(bytes).prefix(12)) == meta.version else {
+                guard PipelineEngine.version(of: bytes) == meta.version else {
                     problem = "bytes do not hash to version \(meta.version)"
                     continue
                 }

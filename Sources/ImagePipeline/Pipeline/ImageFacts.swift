@@ -17,6 +17,19 @@ public struct ImageFacts: Sendable, Equatable {
     /// declares none (and is shown as sRGB, as browsers assume).
     public var colourSpace: String?
 
+    /// Facts remembered elsewhere (the library index).
+    public init(width: Int, height: Int, pixelCount: Int, format: String, dateTaken: String?, cameraMake: String?,
+                cameraModel: String?, colourSpace: String?) {
+        self.width = width
+        self.height = height
+        self.pixelCount = pixelCount
+        self.format = format
+        self.dateTaken = dateTaken
+        self.cameraMake = cameraMake
+        self.cameraModel = cameraModel
+        self.colourSpace = colourSpace
+    }
+
     init(_ info: ImageInfo) {
         width = info.orientedWidth
         height = info.orientedHeight

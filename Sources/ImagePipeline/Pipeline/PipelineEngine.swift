@@ -97,7 +97,7 @@ final class PipelineEngine: Sendable {
     }
 
     static func version(of bytes: [UInt8]) -> String {
-        String(SHA256.hex(bytes).prefix(12))
+        ContentHasher.version(of: bytes)
     }
 
     /// The content version, and the original when finding the version meant reading it.
@@ -139,6 +139,14 @@ final class PipelineEngine: Sendable {
             localVersions.set(LocalVersion(stamp: after, version: version), for: path)
         }
         return Original(bytes: bytes, format: format, version: version, fromDiskCache: false)
+    }
+
+    /// Remembers a version found elsewhere (the library index) for `path` at `stamp`.
+    func rememberLocalVersion(path: String, version: String, stamp: FileStamp) {
+        let local = LocalSource.Stamp(path: path, size: stamp.size, mtimeSeconds: stamp.mtimeSeconds,
+                                      mtimeNanoseconds: stamp.mtimeNanoseconds)
+        if localVersions[path]?.stamp == local { return }
+        localVersions.set(LocalVersion(stamp: local, version: version), for: path)
     }
 
     /// Counts an answer (a render or the original) made from a remote original kept past its

@@ -1,0 +1,417 @@
+import Foundation
+import ImagePipeline
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the index holds about one photo of the library.
+public struct IndexedPhoto: Sendable, Equatable {
+    /// Path relative to the library root: the key.
+    public var relativePath: String
+    /// The file's stamp when it was read; the row counts for a catalog item only while the
+    /// item's stamp is the same.
+    public var stamp: FileStamp
+    /// Content version, as `ImagePipeline.version(url:)` answers it; empty when the file could
+    /// not be read as an image (`failure` says why).
+    public var version: String
+    /// Header facts (oriented size, format, EXIF); nil when the header was unreadable.
+    public var facts: ImageFacts?
+    /// What pages paint while the image loads: "#rrggbb" today (the mean colour of a cover
+    /// render, written back after the first one). A richer preview goes in the same text
+    /// column with its own prefix; nil until a cover was rendered.
+    public var placeholder: String?
+    /// Why the file has no version (not an image, unreadable); nil when it has one.
+    public var failure: String?
+
+    public init(relativePath: String, stamp: FileStamp, version: String, facts: ImageFacts?, placeholder: String? = nil,
+                failure: String? = nil) {
+        self.relativePath = relativePath
+        self.stamp = stamp
+        self.version = version
+        self.facts = facts
+        self.placeholder = placeholder
+        self.failure = failure
+    }
+}
+
+/// The folders and photos the index knows, for serving at start before the folder is read.
+public struct LibraryListing: Sendable {
+    public struct Folder: Sendable {
+        public var subfolders: [String] = []
+        public var images: [(name: String, stamp: FileStamp)] = []
+    }
+    /// By relative folder path ("" for the root).
+    public var folders: [String: Folder] = [:]
+    public var photoCount = 0
+}
+
+/// The persistent library index: one SQLite file (WAL mode) with a row per photo and per
+/// album. One writer (the indexer's thread, serialized by `writer`'s lock; across processes by
+/// SQLite's own write lock) and any number of readers, each a connection of its own taken
+/// from a small pool, so page views never wait for the indexer.
+///
+/// A file that is damaged, not ours (`application_id`) or of another schema
+/// (`user_version`) is deleted and built again: the index holds nothing a scan cannot find
+/// again. When the folder cannot be written (a read-only cache), `open` answers nil and the
+/// app serves from scans as it did without an index.
+public final class LibraryIndex: Sendable {
+    /// Bump when the schema changes: older files are then rebuilt.
+    public static let schemaVersion = 1
+    /// "GIdx": marks the file as ours.
+    static let applicationID = 0x4749_6478
+
+    public let path: String
+    private let writer: Mutex<ConnectionBox>
+    private let readers = Mutex<[ConnectionBox]>([])
+    /// Reader connections kept open beyond this many are closed after use.
+    private let maxIdleReaders = 16
+    /// Placeholders learned from renders, waiting for `flushPlaceholders`.
+    private let placeholders = Mutex<[(relativePath: String, version: String, placeholder: String)]>([])
+    /// Set when a reader met a damaged file; the writer rebuilds at its next step.
+    private let damaged = Atomic<Bool>(false)
+    let log: @Sendable (String) -> Void
+
+    /// Opens the index at `path`, creating it (and rebuilding a damaged, foreign or outdated
+    /// one, with a log line); nil when it cannot be created or opened for writing.
+    public static func open(path: String, log: @escaping @Sendable (String) -> Void) -> LibraryIndex? {
+        // Its folder is made here, so `--index` may name one that does not exist yet.
+        try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        guard let connection = openChecked(path: path, log: log) else { return nil }
+        return LibraryIndex(path: path, connection: connection, log: log)
+    }
+
+    private init(path: String, connection: SQLiteConnection, log: @escaping @Sendable (String) -> Void) {
+        self.path = path
+        self.writer = Mutex(ConnectionBox(connection))
+        self.log = log
+    }
+
+    static let schema = """
+        CREATE TABLE photos(
+            path TEXT PRIMARY KEY NOT NULL,
+            album TEXT NOT NULL,
+            name TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            mtime_s INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            inode INTEGER NOT NULL,
+            version TEXT NOT NULL,
+            width INTEGER,
+            height INTEGER,
+            pixels INTEGER,
+            format TEXT,
+            colour_space TEXT,
+            date_taken TEXT,
+            camera_make TEXT,
+            camera_model TEXT,
+            placeholder TEXT,
+            failure TEXT
+        ) WITHOUT ROWID;
+        CREATE INDEX photos_by_album ON photos(album, name);
+        CREATE TABLE albums(
+            path TEXT PRIMARY KEY NOT NULL,
+            photos INTEGER NOT NULL,
+            cover TEXT,
+            first_taken TEXT,
+            last_taken TEXT
+        ) WITHOUT ROWID;
+        """
+
+    /// Opens `path` and checks that it is our index of this schema; anything else is deleted
+    /// and created anew (once).
+    private static func openChecked(path: String, log: @Sendable (String) -> Void) -> SQLiteConnection? {
+        for attempt in 0..<2 {
+            do {
+                return try openOnce(path: path)
+            } catch let problem as IndexProblem {
+                guard attempt == 0 else { log("index: \(path): \(problem.why) after a rebuild; serving from scans"); return nil }
+                log("index: \(path): \(problem.why); deleting it and building a new index")
+                removeFiles(path)
+            } catch let error as SQLiteError where error.isDamage && attempt == 0 {
+                log("index: \(path) is damaged (\(error)); deleting it and building a new index")
+                removeFiles(path)
+            } catch {
+                log("index: cannot open \(path) (\(error)); serving from scans")
+                return nil
+            }
+        }
+        return nil
+    }
+
+    private struct IndexProblem: Error { var why: String }
+
+    private static func openOnce(path: String) throws -> SQLiteConnection {
+        let db = try SQLiteConnection(path: path, readOnly: false, create: true)
+        try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")
+        let tables = try db.scalar("SELECT count(*) FROM sqlite_master") ?? 0
+        if tables == 0 {
+            try db.transaction { () throws(SQLiteError) in
+                try db.execute(schema)
+                try db.execute("PRAGMA application_id=\(applicationID); PRAGMA user_version=\(schemaVersion)")
+            }
+            return db
+        }
+        let application = try db.scalar("PRAGMA application_id") ?? 0
+        guard application == applicationID else { throw IndexProblem(why: "not a gallery index (application_id \(application))") }
+        let version = try db.scalar("PRAGMA user_version") ?? 0
+        guard version == schemaVersion else { throw IndexProblem(why: "schema \(version), this build uses \(schemaVersion)") }
+        // Reads the root pages: a file damaged beyond its header fails here rather than later.
+        _ = try db.scalar("SELECT count(*) FROM albums")
+        return db
+    }
+
+    /// Whether this process should index: the first process to ask holds an exclusive lock
+    /// on `<path>.lock` for its life, so worker processes started together (`spawn-fcgi -F N`)
+    /// read the same file but only one of them hashes.
+    public func claimWriter() -> Bool {
+        let fd = Glibc.open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return false }
+        if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }  // the descriptor stays open: the lock lives with the process
+        close(fd)
+        return false
+    }
+
+    static func removeFiles(_ path: String) {
+        for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+    }
+
+    // MARK: reading (any thread)
+
+    /// Runs `body` on a reader connection; nil when the index failed (logged; a damaged file
+    /// is rebuilt by the writer's next step).
+    func read<T>(_ body: (SQLiteConnection) throws(SQLiteError) -> T) -> T? {
+        let box: ConnectionBox
+        if let pooled = readers.withLock({ $0.popLast() }) {
+            box = pooled
+        } else {
+            do { box = ConnectionBox(try SQLiteConnection(path: path, readOnly: false, create: false)) } catch {
+                log("index: cannot open a reader: \(error)")
+                return nil
+            }
+        }
+        do throws(SQLiteError) {
+            let result = try body(box.connection)
+            readers.withLock { if $0.count < maxIdleReaders { $0.append(box) } }
+            return result
+        } catch {
+            if error.isDamage { damaged.store(true, ordering: .relaxed) }
+            log("index: read failed: \(error)")
+            return nil
+        }
+    }
+
+    static let photoColumns = """
+        path, size, mtime_s, mtime_ns, inode, version, width, height, pixels, format, colour_space, date_taken, \
+        camera_make, camera_model, placeholder, failure
+        """
+
+    static func photo(_ row: SQLRow) -> IndexedPhoto {
+        let stamp = FileStamp(size: row.int(1), mtimeSeconds: row.int(2), mtimeNanoseconds: row.int(3), inode: UInt64(bitPattern: Int64(row.int(4))))
+        var facts: ImageFacts?
+        if let width = row.optionalInt(6), let height = row.optionalInt(7), let format = row.text(9) {
+            facts = ImageFacts(width: width, height: height, pixelCount: row.optionalInt(8) ?? width * height, format: format,
+                               dateTaken: row.text(11), cameraMake: row.text(12), cameraModel: row.text(13), colourSpace: row.text(10))
+        }
+        return IndexedPhoto(relativePath: row.text(0) ?? "", stamp: stamp, version: row.text(5) ?? "", facts: facts,
+                            placeholder: row.text(14), failure: row.text(15))
+    }
+
+    /// The rows of these relative paths (those the index has).
+    public func photos(_ relativePaths: [String]) -> [String: IndexedPhoto] {
+        guard !relativePaths.isEmpty else { return [:] }
+        return read { db throws(SQLiteError) -> [String: IndexedPhoto] in
+            var out: [String: IndexedPhoto] = [:]
+            for path in relativePaths {
+                try db.run("SELECT \(Self.photoColumns) FROM photos WHERE path = ?", [.text(path)]) { row in
+                    out[path] = Self.photo(row)
+                }
+            }
+            return out
+        } ?? [:]
+    }
+
+    /// Dates taken of the photos in one folder, by file name (photos without one left out).
+    public func datesTaken(folder: String) -> [String: String] {
+        read { db throws(SQLiteError) -> [String: String] in
+            var out: [String: String] = [:]
+            try db.run("SELECT name, date_taken FROM photos WHERE album = ? AND date_taken IS NOT NULL", [.text(folder)]) { row in
+                if let name = row.text(0), let date = row.text(1) { out[name] = date }
+            }
+            return out
+        } ?? [:]
+    }
+
+    /// Stamps of the photos in one folder, by file name.
+    func stamps(folder: String) -> [String: FileStamp]? {
+        read { db throws(SQLiteError) -> [String: FileStamp] in
+            var out: [String: FileStamp] = [:]
+            try db.run("SELECT name, size, mtime_s, mtime_ns, inode FROM photos WHERE album = ?", [.text(folder)]) { row in
+                out[row.text(0) ?? ""] = FileStamp(size: row.int(1), mtimeSeconds: row.int(2), mtimeNanoseconds: row.int(3),
+                                                   inode: UInt64(bitPattern: Int64(row.int(4))))
+            }
+            return out
+        }
+    }
+
+    /// Folders that hold at least one indexed photo.
+    func folders() -> Set<String>? {
+        read { db throws(SQLiteError) -> Set<String> in
+            var out = Set<String>()
+            try db.run("SELECT DISTINCT album FROM photos") { row in out.insert(row.text(0) ?? "") }
+            return out
+        }
+    }
+
+    /// Photos in the index.
+    public func photoCount() -> Int {
+        read { db throws(SQLiteError) in try db.scalar("SELECT count(*) FROM photos") ?? 0 } ?? 0
+    }
+
+    /// Every folder and photo, for the catalog served at start; nil when the index is empty.
+    public func listing() -> LibraryListing? {
+        guard let listing = read({ db throws(SQLiteError) -> LibraryListing in
+            var listing = LibraryListing()
+            listing.folders[""] = LibraryListing.Folder()
+            try db.run("SELECT album, name, size, mtime_s, mtime_ns, inode FROM photos WHERE failure IS NULL") { row in
+                let album = row.text(0) ?? ""
+                let stamp = FileStamp(size: row.int(2), mtimeSeconds: row.int(3), mtimeNanoseconds: row.int(4),
+                                      inode: UInt64(bitPattern: Int64(row.int(5))))
+                listing.folders[album, default: LibraryListing.Folder()].images.append((row.text(1) ?? "", stamp))
+                listing.photoCount += 1
+            }
+            // Each folder between the root and a photo's folder, listed in its parent once.
+            var linked = Set<String>()
+            for folder in Array(listing.folders.keys) {
+                var child = folder
+                while !child.isEmpty, linked.insert(child).inserted {
+                    let cut = child.lastIndex(of: "/")
+                    let parent = cut.map { String(child[..<$0]) } ?? ""
+                    let name = cut.map { String(child[child.index(after: $0)...]) } ?? child
+                    listing.folders[parent, default: LibraryListing.Folder()].subfolders.append(name)
+                    child = parent
+                }
+            }
+            return listing
+        }), listing.photoCount > 0 else { return nil }
+        return listing
+    }
+
+    // MARK: writing (the writer's thread)
+
+    /// A change the indexer writes.
+    enum Change {
+        case put(IndexedPhoto)
+        case remove(relativePath: String)
+        case removeFolder(String)
+    }
+
+    /// Writes `changes` in one transaction; false when the write failed (logged).
+    @discardableResult
+    func write(_ changes: [Change]) -> Bool {
+        guard !changes.isEmpty else { return true }
+        return withWriter { db throws(SQLiteError) -> Bool in
+            try db.transaction { () throws(SQLiteError) -> Bool in
+                for change in changes {
+                    switch change {
+                    case .put(let p): try Self.put(p, db: db)
+                    case .remove(let path): try db.run("DELETE FROM photos WHERE path = ?", [.text(path)])
+                    case .removeFolder(let folder): try db.run("DELETE FROM photos WHERE album = ?", [.text(folder)])
+                    }
+                }
+                return true
+            }
+        } ?? false
+    }
+
+    private static func put(_ p: IndexedPhoto, db: SQLiteConnection) throws(SQLiteError) {
+        let cut = p.relativePath.lastIndex(of: "/")
+        let album = cut.map { String(p.relativePath[..<$0]) } ?? ""
+        let name = cut.map { String(p.relativePath[p.relativePath.index(after: $0)...]) } ?? p.relativePath
+        let f = p.facts
+        try db.run("""
+            INSERT OR REPLACE INTO photos(\(photoColumns), album, name)
+            VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [
+                .text(p.relativePath), .int(p.stamp.size), .int(p.stamp.mtimeSeconds), .int(p.stamp.mtimeNanoseconds),
+                .int(Int(Int64(bitPattern: p.stamp.inode))), .text(p.version), .optional(f?.width), .optional(f?.height),
+                .optional(f?.pixelCount), .optional(f?.format), .optional(f?.colourSpace), .optional(f?.dateTaken),
+                .optional(f?.cameraMake), .optional(f?.cameraModel), .optional(p.placeholder), .optional(p.failure),
+                .text(album), .text(name),
+            ])
+    }
+
+    /// Remembers a cover render's mean colour for the photo's row; written at the watcher
+    /// thread's next step (within about 5 s), so request threads never wait for a write.
+    /// Dropped when too many are waiting.
+    public func notePlaceholder(relativePath: String, version: String, placeholder: String) {
+        placeholders.withLock { queue in
+            if queue.count < 10_000 { queue.append((relativePath, version, placeholder)) }
+        }
+    }
+
+    /// Writes the waiting placeholders, each only if its row still has the version it was made from.
+    public func flushPlaceholders() {
+        let entries = placeholders.withLock { queue in
+            defer { queue.removeAll() }
+            return queue
+        }
+        guard !entries.isEmpty else { return }
+        withWriter { db throws(SQLiteError) -> Void in
+            try db.transaction { () throws(SQLiteError) -> Void in
+                for e in entries {
+                    try db.run("UPDATE photos SET placeholder = ? WHERE path = ? AND version = ?",
+                               [.text(e.placeholder), .text(e.relativePath), .text(e.version)])
+                }
+            }
+        }
+    }
+
+    /// Recomputes the albums table (counts, cover, date range) from the photos.
+    func updateAlbums() {
+        withWriter { db throws(SQLiteError) -> Void in
+            try db.transaction { () throws(SQLiteError) -> Void in
+                try db.execute("""
+                    DELETE FROM albums;
+                    INSERT INTO albums(path, photos, cover, first_taken, last_taken)
+                        SELECT album, count(*),
+                               (SELECT p2.path FROM photos p2 WHERE p2.album = p.album AND p2.failure IS NULL
+                                ORDER BY p2.date_taken IS NULL, p2.date_taken, p2.name LIMIT 1),
+                               min(date_taken), max(date_taken)
+                        FROM photos p WHERE failure IS NULL GROUP BY album;
+                    """)
+            }
+        }
+    }
+
+    /// Runs `body` with the write connection, first rebuilding the file when a reader found
+    /// it damaged. nil when the write failed.
+    @discardableResult
+    private func withWriter<T>(_ body: (SQLiteConnection) throws(SQLiteError) -> T) -> T? {
+        writer.withLock { box -> T? in
+            if damaged.exchange(false, ordering: .relaxed) { rebuild(&box, why: "a reader found it damaged") }
+            do throws(SQLiteError) {
+                return try body(box.connection)
+            } catch {
+                log("index: write failed: \(error)")
+                if error.isDamage { rebuild(&box, why: "damaged (\(error))") }
+                return nil
+            }
+        }
+    }
+
+    /// Deletes the file and starts an empty one; the next indexing pass fills it again.
+    private func rebuild(_ box: inout ConnectionBox, why: String) {
+        log("index: \(path) \(why); deleting it and building a new index")
+        readers.withLock { $0.removeAll() }
+        Self.removeFiles(path)
+        if let fresh = Self.openChecked(path: path, log: log) { box = ConnectionBox(fresh) }
+    }
+}
+
+/// A connection handed between threads under a lock (the pool, the writer's mutex): only the
+/// holder uses it, which is the discipline SQLITE_OPEN_NOMUTEX asks for.
+final class ConnectionBox: @unchecked Sendable {
+    let connection: SQLiteConnection
+    init(_ connection: SQLiteConnection) { self.connection = connection }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import ImagePipeline
+import Synchronization
+
+/// Brings the index in line with the library: given a fresh scan (the catalog), re-reads only
+/// the files whose stamp (size, mtime to the nanosecond, inode) differs from their row, and
+/// deletes the rows of files and folders that are gone. Unchanged files cost one comparison,
+/// never a read. Runs on one thread (the catalog store's watcher, or `gallery index`): the
+/// index's single writer.
+public final class LibraryIndexer: Sendable {
+    /// Reads one file's version and facts (`FileIndexing.read`; tests count the calls).
+    public typealias FileReader = @Sendable (_ absolutePath: String) throws(PipelineError) -> IndexedFile
+
+    public let index: LibraryIndex
+    private let readFile: FileReader
+    /// Gauges for `/metrics`.
+    public let progress = IndexProgress()
+    /// Rows written per transaction: big enough that commits cost little, small enough that
+    /// pages see progress during a long first build.
+    static let batchSize = 64
+
+    /// Files read at once. Default: the CPU cores, at most 4.
+    public let readers: Int
+
+    public init(index: LibraryIndex, readers: Int = min(4, ProcessInfo.processInfo.activeProcessorCount), readFile: @escaping FileReader) {
+        self.index = index
+        self.readers = max(1, readers)
+        self.readFile = readFile
+        progress.photos.store(index.photoCount(), ordering: .relaxed)
+    }
+
+    /// What one pass did.
+    public struct Summary: Sendable, Equatable {
+        /// Photos in the index afterwards.
+        public var photos = 0
+        /// Files read (hashed and probed) because they were new or their stamp changed.
+        public var read = 0
+        /// Rows deleted (files or folders gone).
+        public var removed = 0
+        /// Files that could not be read as images (kept as failed rows until they change).
+        public var failed = 0
+        public var seconds = 0.0
+        public var changed: Bool { read > 0 || removed > 0 }
+    }
+
+    /// One pass over `catalog` (a scan of the folder). `onProgress(done, total)` runs after
+    /// each file read.
+    public func refresh(_ catalog: Catalog, onProgress: ((Int, Int) -> Void)? = nil) -> Summary {
+        let start = DispatchTime.now().uptimeNanoseconds
+        var summary = Summary()
+        index.flushPlaceholders()
+        var pending: [(relativePath: String, absolutePath: String)] = []
+        var removals: [LibraryIndex.Change] = []
+        var folders = Set<String>()
+        for album in catalog.albums.values {
+            let files = album.itemIDs.compactMap { id -> (name: String, rel: String, abs: String, stamp: FileStamp)? in
+                guard let item = catalog.items[id], case .file(let rel, let abs) = item.source, let stamp = item.stamp else { return nil }
+                return (item.fileName, rel, abs, stamp)
+            }
+            guard !files.isEmpty || !album.relativePath.isEmpty else { continue }
+            folders.insert(album.relativePath)
+            guard var known = index.stamps(folder: album.relativePath) else { return summary }
+            for file in files {
+                if known.removeValue(forKey: file.name) != file.stamp { pending.append((file.rel, file.abs)) }
+            }
+            for gone in known.keys {
+                removals.append(.remove(relativePath: album.relativePath.isEmpty ? gone : album.relativePath + "/" + gone))
+            }
+        }
+        for folder in index.folders() ?? [] where !folders.contains(folder) { removals.append(.removeFolder(folder)) }
+        if !removals.isEmpty, index.write(removals) { summary.removed = removals.count }
+
+        progress.pending.store(pending.count, ordering: .relaxed)
+        var batch: [LibraryIndex.Change] = []
+        var done = 0
+        let readFile = self.readFile
+        // Files are read `readers` at a time (hashing is CPU work once the file is in the page
+        // cache); this thread alone writes.
+        for start in stride(from: 0, to: pending.count, by: Self.batchSize) {
+            let slice = Array(pending[start..<min(pending.count, start + Self.batchSize)])
+            let results = ResultSlots<Result<IndexedFile, PipelineError>>(count: slice.count)
+            DispatchQueue.concurrentPerform(iterations: min(readers, slice.count)) { lane in
+                for i in stride(from: lane, to: slice.count, by: readers) {
+                    do throws(PipelineError) { results.set(i, .success(try readFile(slice[i].absolutePath))) } catch {
+                        results.set(i, .failure(error))
+                    }
+                }
+            }
+            for (i, file) in slice.enumerated() {
+                switch results.get(i) {
+                case .success(let read)?:
+                    batch.append(.put(IndexedPhoto(relativePath: file.relativePath, stamp: read.stamp, version: read.version, facts: read.facts)))
+                    summary.read += 1
+                case .failure(let error)?:
+                    // A file that vanished since the scan is left to the next pass; one that is
+                    // there but unreadable as an image is remembered as failed until it changes.
+                    if let stamp = FileStamp.of(path: file.absolutePath) {
+                        batch.append(.put(IndexedPhoto(relativePath: file.relativePath, stamp: stamp, version: "", facts: nil,
+                                                       failure: "\(error)")))
+                        summary.failed += 1
+                    }
+                case nil: break
+                }
+                done += 1
+                onProgress?(done, pending.count)
+            }
+            index.write(batch)
+            batch.removeAll(keepingCapacity: true)
+            progress.pending.store(pending.count - done, ordering: .relaxed)
+        }
+        index.write(batch)
+        if summary.changed { index.updateAlbums() }
+        summary.photos = index.photoCount()
+        summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        progress.photos.store(summary.photos, ordering: .relaxed)
+        progress.lastScanMilliseconds.store(Int(summary.seconds * 1000), ordering: .relaxed)
+        progress.passes.add(1, ordering: .relaxed)
+        return summary
+    }
+}
+
+/// The indexer's gauges, read by `/metrics`.
+public final class IndexProgress: Sendable {
+    /// Photos in the index.
+    public let photos = Atomic<Int>(0)
+    /// Files of the running pass still to be read.
+    public let pending = Atomic<Int>(0)
+    /// Duration of the last completed pass.
+    public let lastScanMilliseconds = Atomic<Int>(0)
+    /// Completed passes.
+    public let passes = Atomic<Int>(0)
+
+    /// Prometheus text.
+    public func text() -> String {
+        """
+        # HELP gallery_index_photos Photos in the library index.
+        # TYPE gallery_index_photos gauge
+        gallery_index_photos \(photos.load(ordering: .relaxed))
+        # HELP gallery_index_pending Files the running indexing pass has still to read.
+        # TYPE gallery_index_pending gauge
+        gallery_index_pending \(pending.load(ordering: .relaxed))
+        # HELP gallery_index_last_scan_seconds Duration of the last indexing pass.
+        # TYPE gallery_index_last_scan_seconds gauge
+        gallery_index_last_scan_seconds \(Double(lastScanMilliseconds.load(ordering: .relaxed)) / 1000)
+        # HELP gallery_index_passes_total Indexing passes completed.
+        # TYPE gallery_index_passes_total counter
+        gallery_index_passes_total \(passes.load(ordering: .relaxed))
+
+        """
+    }
+}

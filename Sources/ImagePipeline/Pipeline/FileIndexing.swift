@@ -1,0 +1,114 @@
+import ImageCodec
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the library index keeps about one local original: its content version, header facts
+/// and the stat stamp they belong to.
+public struct IndexedFile: Sendable, Equatable {
+    /// The stamp read before hashing (equal to the one after, or the file is refused as changing).
+    public var stamp: FileStamp
+    /// The same text `ImagePipeline.version(url:)` answers for these bytes.
+    public var version: String
+    /// Header facts; nil when the header cannot be read (the file still has a version, and
+    /// its renders fail as they would without the index).
+    public var facts: ImageFacts?
+}
+
+/// Identity of a file's content as far as stat can tell; a change of any part means its
+/// version and facts must be read again.
+public struct FileStamp: Sendable, Hashable {
+    public var size: Int
+    public var mtimeSeconds: Int
+    public var mtimeNanoseconds: Int
+    public var inode: UInt64
+
+    public init(size: Int, mtimeSeconds: Int, mtimeNanoseconds: Int, inode: UInt64) {
+        self.size = size
+        self.mtimeSeconds = mtimeSeconds
+        self.mtimeNanoseconds = mtimeNanoseconds
+        self.inode = inode
+    }
+
+    init(_ st: stat) {
+        self.init(size: Int(st.st_size), mtimeSeconds: Int(st.st_mtim.tv_sec), mtimeNanoseconds: Int(st.st_mtim.tv_nsec),
+                  inode: UInt64(st.st_ino))
+    }
+
+    /// The stamp of `path` (symlinks followed), or nil when it is not a readable regular file.
+    public static func of(path: String) -> FileStamp? {
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return FileStamp(st)
+    }
+}
+
+/// Reading a local original for the index: the file streams through one fixed buffer into
+/// the hasher (a 25 MB camera photo never sits in memory whole), and the header facts come
+/// from the first buffer when it holds the whole header (JPEG: everything before the scan;
+/// any file that fits). Only when the first buffer is not enough (a HEIF or WebP whose EXIF
+/// sits after the pixels, a JPEG with over a megabyte of APP segments) is the file read whole
+/// once more for the probe, as a render would read it.
+public enum FileIndexing {
+    /// Bytes read per `read(2)` and kept for the header probe. 1 MiB.
+    public static let bufferBytes = 1 << 20
+
+    /// The version and facts of the file at `path` (an absolute path). Throws `.sourceNotAllowed`
+    /// when it is missing or not a regular file, `.notAnImage` when its first bytes are no
+    /// format we read, `.originFailed` when it is larger than `maxBytes`, unreadable, or changed
+    /// while it was read.
+    public static func read(path: String, maxBytes: Int = 64 << 20, limits: DecodeLimits = .default) throws(PipelineError) -> IndexedFile {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .sourceNotAllowed("\(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { throw .sourceNotAllowed("\(path) is not a regular file") }
+        let before = FileStamp(st)
+        guard before.size <= maxBytes else { throw .originFailed("\(path): larger than \(maxBytes) bytes") }
+
+        let hasher = ContentHasher()
+        var head: [UInt8] = []
+        var total = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferBytes, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let n = Glibc.read(fd, buffer.baseAddress!, bufferBytes)
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw .originFailed("\(path): \(String(cString: strerror(errno)))") }
+            if n == 0 { break }
+            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+            hasher.update(chunk)
+            if head.count < bufferBytes { head.append(contentsOf: chunk.prefix(bufferBytes - head.count)) }
+            total += n
+            guard total <= maxBytes else { throw .originFailed("\(path): larger than \(maxBytes) bytes") }
+        }
+        var after = stat()
+        guard fstat(fd, &after) == 0, FileStamp(after) == before, total == before.size else {
+            throw .originFailed("\(path) changed while it was read")
+        }
+        guard let format = ImageFormat.sniff(head) else { throw .notAnImage("\(path) is not an image format we read") }
+        let version = ContentHasher.versionText(hasher.finalize())
+        return IndexedFile(stamp: before, version: version, facts: probe(head: head, whole: total == head.count, format: format,
+                                                                     path: path, maxBytes: maxBytes, limits: limits))
+    }
+
+    private static func probe(head: [UInt8], whole: Bool, format: ImageFormat, path: String, maxBytes: Int,
+                              limits: DecodeLimits) -> ImageFacts? {
+        if whole || format == .jpeg, let info = try? ImageCodec.probe(head, limits: limits) {
+            return ImageFacts(info)
+        }
+        guard !whole, let bytes = try? LocalSource.read(path, maxBytes: maxBytes),
+              let info = try? ImageCodec.probe(bytes, limits: limits) else { return nil }
+        return ImageFacts(info)
+    }
+}
+
+extension ImagePipeline {
+    /// Tells the pipeline the version of a local original found by the library index, so
+    /// that `knownVersion`, `version` and `render` use it instead of hashing the file again.
+    /// It counts only while the file's stamp stays `stamp` (checked with one stat at use).
+    public func rememberVersion(url: String, version: String, stamp: FileStamp) {
+        guard case .local(let path)? = try? engine.source(url) else { return }
+        engine.rememberLocalVersion(path: path, version: version, stamp: stamp)
+    }
+}

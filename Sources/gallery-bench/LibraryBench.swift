@@ -1,0 +1,181 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The library section: a synthetic library of `--photos N` photos (default 100,000: hard
+/// links of the real photos in 1,000 albums, in the scratch folder), and then
+///   - the full index build (`gallery index`), in photos/s,
+///   - a restart of `gallery serve` on that index: process start to the first page served,
+///   - the first views after the restart of the root, album pages and photo pages (p50/p99),
+///     checking that every image URL on them carries a version,
+///   - the app's RSS after those views,
+/// beside the same first views served without the index (`--index off`, today's path: each
+/// page hashes its photos) on a sample of album pages.
+enum LibraryBench {
+    static func run(_ context: BenchContext) {
+        print("\n## library (\(context.libraryPhotos) photos)")
+        do {
+            try measure(context)
+        } catch {
+            print("failed: \(error)")
+        }
+    }
+
+    private static func measure(_ context: BenchContext) throws {
+        let dir = context.scratchDir + "/library"
+        let library = dir + "/photos", cache = dir + "/cache"
+        let albums = try makeLibrary(context, into: library)
+        let built = DispatchTime.now().uptimeNanoseconds
+        let output = cache + "-index.out"
+        try? FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        let pid = try WebSetup.spawn(context.galleryBinary, ["index", "--root", library, "--cache-dir", cache], outputFile: output)
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let buildSeconds = Double(DispatchTime.now().uptimeNanoseconds - built) / 1e9
+        let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        let summary = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        guard status == 0 else { throw WebSetup.Failure(description: "gallery index failed: \(summary)") }
+        print(summary.split(separator: "\n").last.map(String.init) ?? "")
+        print(String(format: "index build: %d photos in %.1f s = %.0f photos/s wall (scan, hash, probe, write; %d cores, load %.1f); "
+                     + "%.1f s CPU = %.0f photos per CPU-second; peak RSS %d MB",
+                     context.libraryPhotos, buildSeconds, Double(context.libraryPhotos) / buildSeconds,
+                     ProcessInfo.processInfo.activeProcessorCount, loadAverage(), cpu, Double(context.libraryPhotos) / max(cpu, 0.001),
+                     usage.ru_maxrss / 1024))
+        let indexBytes = (try? FileManager.default.attributesOfItem(atPath: cache + "/library-index.sqlite")[.size] as? Int) ?? 0
+        print(String(format: "index file: %.1f MB (%.0f bytes a photo)", Double(indexBytes) / 1e6, Double(indexBytes) / Double(max(1, context.libraryPhotos))))
+
+        let withIndex = try session(context, library: library, cache: cache, extra: [], albums: albums, albumSample: 50)
+        print(withIndex.report(label: "with the index"))
+        let without = try session(context, library: library, cache: cache + "-noindex", extra: ["--index", "off"], albums: albums, albumSample: 10)
+        print(without.report(label: "without (--index off)"))
+    }
+
+    /// Hard links (copies when the photo folder is on another file system) of the real photos,
+    /// `albumCount` albums of equal size; returns the album folder names.
+    private static func makeLibrary(_ context: BenchContext, into library: String) throws -> [String] {
+        let sources = context.photos([".jpg", ".jpeg", ".png", ".heic", ".webp"])
+        guard !sources.isEmpty else { throw WebSetup.Failure(description: "no photos in \(context.photoDir)") }
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: library, withIntermediateDirectories: true)
+        let originals = library + "/../originals"
+        try fm.createDirectory(atPath: originals, withIntermediateDirectories: true)
+        var local: [String] = []
+        for (i, source) in sources.enumerated() {
+            let target = originals + "/\(i)." + (source as NSString).pathExtension
+            if link(source, target) != 0 { try fm.copyItem(atPath: source, toPath: target) }
+            local.append(target)
+        }
+        let count = context.libraryPhotos
+        let albumCount = max(1, min(1000, count / 100))
+        let perAlbum = (count + albumCount - 1) / albumCount
+        var names: [String] = []
+        var made = 0
+        for a in 0..<albumCount where made < count {
+            let name = String(format: "Album %04d", a)
+            names.append(name)
+            try fm.createDirectory(atPath: library + "/" + name, withIntermediateDirectories: true)
+            for p in 0..<perAlbum where made < count {
+                let source = local[made % local.count]
+                let target = library + "/" + name + String(format: "/IMG_%05d.", p) + (source as NSString).pathExtension
+                guard link(source, target) == 0 else { throw WebSetup.Failure(description: "cannot link \(target)") }
+                made += 1
+            }
+        }
+        return names
+    }
+
+    struct Session {
+        var startSeconds: Double
+        var latencies: [Double]
+        var pages: Int
+        var unversioned: Int
+        var failures: Int
+        var rssKiB: Int
+
+        func report(label: String) -> String {
+            let sorted = latencies.sorted()
+            func pct(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1000 }
+            return String(format: "%@: start to first page %.0f ms; first views of %d pages p50 %.1f ms, p99 %.1f ms, max %.1f ms; "
+                          + "%d image URLs without a version, %d failed pages; RSS after %.0f MB",
+                          label, startSeconds * 1000, pages, pct(0.5), pct(0.99), (sorted.last ?? 0) * 1000, unversioned, failures,
+                          Double(rssKiB) / 1024)
+        }
+    }
+
+    /// Starts the server, times its first page, then the first views of the root, a sample of
+    /// album pages and a photo page from each; stops it.
+    private static func session(_ context: BenchContext, library: String, cache: String, extra: [String], albums: [String],
+                                albumSample: Int) throws -> Session {
+        let port = try WebSetup.freePort()
+        let log = cache + ".log"
+        try? FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        let root = WebSetup.repoRoot(binary: context.galleryBinary)
+        let start = DispatchTime.now().uptimeNanoseconds
+        let pid = try WebSetup.spawn(context.galleryBinary, ["serve", "--root", library, "--cache-dir", cache, "--listen", "127.0.0.1:\(port)",
+                                                             "--templates", root + "/templates", "--public", root + "/public", "--log", log] + extra)
+        defer {
+            kill(pid, SIGTERM)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        var first: FastCGIClient.Reply?
+        while first == nil, DispatchTime.now().uptimeNanoseconds - start < 120_000_000_000 {
+            first = try? FastCGIClient.get(port: port, uri: "/healthz")
+            if first == nil { usleep(2000) }
+        }
+        guard first != nil else { throw WebSetup.Failure(description: "the server did not answer; see \(log)") }
+        let rootStart = DispatchTime.now().uptimeNanoseconds
+        let rootPage = try FastCGIClient.get(port: port, uri: "/")
+        let startSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        var session = Session(startSeconds: startSeconds, latencies: [Double(DispatchTime.now().uptimeNanoseconds - rootStart) / 1e9],
+                              pages: 1, unversioned: unversioned(rootPage.body), failures: rootPage.status == 200 ? 0 : 1, rssKiB: 0)
+        let albumLinks = Array(Set(WebBench.matches(in: rootPage.body, prefix: "/album/", allowed: "0123456789abcdef"))).sorted()
+        var rng = SystemRandomNumberGenerator()
+        let sample = albumLinks.shuffled(using: &rng).prefix(albumSample)
+        var photoLinks: [String] = []
+        for album in sample {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            let page = try FastCGIClient.get(port: port, uri: album)
+            session.latencies.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9)
+            session.pages += 1
+            session.unversioned += unversioned(page.body)
+            if page.status != 200 { session.failures += 1 }
+            if let photo = WebBench.matches(in: page.body, prefix: "/photo/", allowed: "0123456789abcdef").randomElement() { photoLinks.append(photo) }
+        }
+        for photo in photoLinks {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            let page = try FastCGIClient.get(port: port, uri: photo)
+            session.latencies.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9)
+            session.pages += 1
+            session.unversioned += unversioned(page.body)
+            if page.status != 200 { session.failures += 1 }
+        }
+        if let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) {
+            session.rssKiB = Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+        }
+        _ = albums
+        return session
+    }
+
+    /// The one-minute load average (other work on the machine slows the wall-clock figures).
+    private static func loadAverage() -> Double {
+        var loads = [Double](repeating: 0, count: 3)
+        return getloadavg(&loads, 3) > 0 ? loads[0] : 0
+    }
+
+    /// Image URLs on a page that carry no `?v=` (linked before their version was known).
+    private static func unversioned(_ html: String) -> Int {
+        var count = 0
+        var rest = html[...]
+        while let r = rest.range(of: "/img/") {
+            let tail = rest[r.upperBound...].prefix(40)
+            let end = tail.firstIndex(where: { $0 == "\"" || $0 == " " || $0 == "," }) ?? tail.endIndex
+            if !tail[..<end].contains("?v=") { count += 1 }
+            rest = rest[r.upperBound...]
+        }
+        return count
+    }
+}
