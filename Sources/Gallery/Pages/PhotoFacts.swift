@@ -22,9 +22,11 @@ struct PhotoFacts: Sendable, Equatable {
         self.placeholder = placeholder
     }
 
-    /// The facts of an index row (one whose stamp matches the catalog's).
-    init(_ row: IndexedPhoto) {
-        lookup = row.failure == nil ? .version(row.version) : .failed
+    /// The facts of an index row (one whose stamp matches the catalog's). The index keeps the
+    /// content version; `versionSuffix` is the pipeline's colour mode ("-p3" in wide mode), so
+    /// links match what the pipeline renders and a mode switch never leaves stale links.
+    init(_ row: IndexedPhoto, versionSuffix: String) {
+        lookup = row.failure == nil ? .version(row.version + versionSuffix) : .failed
         width = row.facts?.width
         height = row.facts?.height
         placeholder = row.placeholder
@@ -45,7 +47,7 @@ extension GalleryApp {
         let rows = indexedRows(items)
         let rest = items.filter { item in
             guard let row = rows[item.id] else { return true }
-            out[item.id] = PhotoFacts(row)
+            out[item.id] = PhotoFacts(row, versionSuffix: self.pipeline.configuration.versionSuffix)
             return false
         }
         guard !rest.isEmpty else { return out }

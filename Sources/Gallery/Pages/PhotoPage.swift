@@ -10,7 +10,7 @@ extension GalleryApp {
         let lookup: VersionLookup.Outcome
         var facts: ImageFacts?
         if let row = indexedRows([item])[item.id] {
-            lookup = PhotoFacts(row).lookup
+            lookup = PhotoFacts(row, versionSuffix: pipeline.configuration.versionSuffix).lookup
             facts = row.facts
         } else {
             lookup = versions(of: [item])[item.id] ?? .failed

@@ -47,7 +47,7 @@ public struct FileStamp: Sendable, Hashable {
 /// the hasher (a 25 MB camera photo never sits in memory whole), and the header facts come
 /// from the first buffer when it holds the whole header (JPEG: everything before the scan;
 /// any file that fits). Only when the first buffer is not enough (a HEIF or WebP whose EXIF
-/// sits after the pixels, a JPEG with over a megabyte of APP segments) is the file read whole
+/// sits after the pixels) is the file read whole
 /// once more for the probe, as a render would read it.
 public enum FileIndexing {
     /// Bytes read per `read(2)` and kept for the header probe. 1 MiB.
@@ -97,7 +97,10 @@ public enum FileIndexing {
         if whole || format == .jpeg, let info = try? ImageCodec.probe(head, limits: limits) {
             return ImageFacts(info)
         }
-        guard !whole, let bytes = try? LocalSource.read(path, maxBytes: maxBytes),
+        // A JPEG header is all before the first scan: one the first megabyte cannot describe
+        // is damaged, and reading the rest (up to `maxBytes`, on several indexing threads at
+        // once) would only grow the heap for nothing.
+        guard !whole, format != .jpeg, let bytes = try? LocalSource.read(path, maxBytes: maxBytes),
               let info = try? ImageCodec.probe(bytes, limits: limits) else { return nil }
         return ImageFacts(info)
     }
