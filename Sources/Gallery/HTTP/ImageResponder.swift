@@ -45,9 +45,13 @@ extension GalleryApp {
                                                              format: format, prefix: prefix))
         }
         // Cover sizes ("240x240") give the placeholder pages paint: kept in the index once per version.
-        if let index, let row, row.placeholder == nil, let colour = rendered.averageColour, let rel = item.relativePath,
-           spec.description.contains("x") {
-            index.notePlaceholder(relativePath: rel, version: rendered.version, placeholder: colour)
+        // The preview is stored beside the colour (`StoredPlaceholder`), so pages paint it after a restart too.
+        if let index, let row, let colour = rendered.averageColour, let rel = item.relativePath, spec.description.contains("x") {
+            let stored = row.placeholder.flatMap(StoredPlaceholder.init(text:))
+            if stored == nil || (stored?.preview == nil && rendered.preview != nil) {
+                index.notePlaceholder(relativePath: rel, version: rendered.version,
+                                      placeholder: StoredPlaceholder(colour: colour, preview: rendered.preview).text)
+            }
         }
         return FastCGIResponse(status: 200, headers: [("Content-Type", rendered.contentType)] + headers, body: rendered.bytes)
     }

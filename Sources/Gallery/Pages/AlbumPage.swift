@@ -31,7 +31,7 @@ extension GalleryApp {
                 img = ImageLinks.cover(id: item.id, version: version, orientedWidth: facts?.width, orientedHeight: facts?.height,
                                        webp: webp, prefix: catalog.linkPrefix)
                 img["placeholder"] = .optional(facts?.placeholder ?? pipeline.placeholderColour(url: item.sourceURL, version: version))
-                img["preview"] = .optional(pipeline.placeholderImage(url: item.sourceURL, version: version))
+                img["preview"] = .optional(pipeline.placeholderImage(url: item.sourceURL, version: version) ?? facts?.preview?.dataURL())
             }
             img["lazy"] = .bool(eagerLeft <= 0)
             eagerLeft -= 1

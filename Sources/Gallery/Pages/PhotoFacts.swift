@@ -9,6 +9,8 @@ struct PhotoFacts: Sendable, Equatable {
     var height: Int?
     /// "#rrggbb" from the library index (a cover render's mean colour), when it has one.
     var placeholder: String?
+    /// The blurred preview kept in the index with the colour, when it has one.
+    var preview: PlaceholderPreview?
 
     var version: String? {
         if case .version(let v) = lookup { return v }
@@ -29,7 +31,9 @@ struct PhotoFacts: Sendable, Equatable {
         lookup = row.failure == nil ? .version(row.version + versionSuffix) : .failed
         width = row.facts?.width
         height = row.facts?.height
-        placeholder = row.placeholder
+        let stored = row.placeholder.flatMap(StoredPlaceholder.init(text:))
+        placeholder = stored?.colour
+        preview = stored?.preview
     }
 }
 
