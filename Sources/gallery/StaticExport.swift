@@ -10,7 +10,8 @@ import Synchronization
 /// work a static gallery generator such as sigal does. Each photo is decoded once, at the
 /// scale its largest size needs, and every size is resampled from that bitmap
 /// (`Renderer.render(_:modes:)`). A photo whose outputs all exist and are newer than it is
-/// skipped, so a second run costs only the walk. One thread per core (`--concurrency`).
+/// skipped, so a second run costs only the walk. One thread per core (`--concurrency`), taking
+/// the photos largest file first.
 ///
 /// This replaced the old `--root` warm, which rendered into the in-memory render cache of a
 /// process that then exited: nothing lasted. The running site is warmed with `--url`.
@@ -29,7 +30,7 @@ struct StaticExport: Sendable {
     }
 
     func run() -> Int32 {
-        let files = Self.photos(under: root)
+        let files = Self.largestFirst(Self.photos(under: root), under: root)
         let progress = Progress()
         let terminal = isatty(STDERR_FILENO) != 0
         let start = DispatchTime.now().uptimeNanoseconds
@@ -133,6 +134,17 @@ struct StaticExport: Sendable {
         }
         walk("")
         return out.sorted()
+    }
+
+    /// Biggest files first: the threads take photos from one queue, and starting with the long
+    /// decodes leaves the short ones to even out the finish (a large photo taken last would keep
+    /// one thread busy while the others idle).
+    static func largestFirst(_ files: [String], under root: String) -> [String] {
+        let sized = files.map { file -> (String, Int) in
+            var s = stat()
+            return (file, stat(root + "/" + file, &s) == 0 ? Int(s.st_size) : 0)
+        }
+        return sized.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }.map(\.0)
     }
 
     /// "[#########.........] 45/100  3.2 photos/s", on stderr, redrawn in place.

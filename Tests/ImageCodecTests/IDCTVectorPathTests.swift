@@ -153,7 +153,7 @@ enum IDCTPathCensus {
         try bytes.withUnsafeBufferPointer { buf in
             var warnings: [String] = []
             var h = try JPEGDecoder.readHeaders(buf, limits: .default, warnings: &warnings)
-            let sizing = try JPEGDecoder.Sizing(h, scale: 8)
+            let sizing = try JPEGDecoder.Sizing(h, scale: 8, limits: .default)
             let store = try CoefficientStore(plan: sizing.plan)
             let output = UnsafeMutablePointer<UInt8>.allocate(capacity: sizing.outputBytes)
             defer { output.deallocate() }
@@ -173,7 +173,7 @@ enum IDCTPathCensus {
                 for by in 0..<plane.dataBlocksHigh {
                     for bx in 0..<plane.dataBlocksWide {
                         coef.initialize(repeating: 0, count: 64)
-                        store.expand(component: c, bx: bx, by: by, into: coef)
+                        store.expand(component: c, bx: bx, row: by, into: coef)
                         let path = fast.withUnsafeMutableBufferPointer { ScaledIDCT.idct8x8(coef, quant, $0.baseAddress!, 8) }
                         slow.withUnsafeMutableBufferPointer { ScaledIDCT.idct8x8Scalar(coef, quant, $0.baseAddress!, 8) }
                         switch path {

@@ -7,9 +7,15 @@
 /// zero positions, correction bits follow non-zero ones), so every block carries a 64-bit mask, bit
 /// k = zigzag position k is non-zero. A 1/8 decode of a 4:2:0 file thus keeps 10 bytes per luma
 /// block instead of 128.
+///
+/// A band store (`init(plan:band:)`) holds one iMCU row instead of the whole image: the
+/// progressive decoder then runs every scan over one band at a time (`ProgressiveBandDecoder`).
+/// Block row `r` of the image lives in plane row `r % blocksHigh`, which is `r` itself in a
+/// whole-image store.
 final class CoefficientStore {
     struct Plane {
         let blocksWide: Int
+        /// Block rows held: the whole image, or the component's `v` rows of one iMCU row.
         let blocksHigh: Int
         /// Values kept per block.
         let slots: Int
@@ -48,20 +54,22 @@ final class CoefficientStore {
 
     /// What `init(plan:)` will hold in values and masks (`byteCount`), checked for overflow,
     /// so the decoder can weigh it against `DecodeLimits.maxMemoryBytes` first.
-    static func byteCount(for plan: DecodePlan) -> Int? {
+    static func byteCount(for plan: DecodePlan, band: Bool = false) -> Int? {
         DecodeMemoryEstimate.sum(plan.components.map { c in
             let slots = keptPositions(idctSize: c.idctSize).count
-            return DecodeMemoryEstimate.product([c.blocksWide, c.blocksHigh, slots * 2 + 8])
+            return DecodeMemoryEstimate.product([c.blocksWide, band ? c.v : c.blocksHigh, slots * 2 + 8])
         })
     }
 
-    /// Throws `.limitExceeded` when the store would not fit in an `Int`.
-    init(plan: DecodePlan) throws {
+    /// A whole-image store, or with `band` one iMCU row of it. Throws `.limitExceeded` when
+    /// the store would not fit in an `Int`.
+    init(plan: DecodePlan, band: Bool = false) throws {
         var made: [Plane] = []
         var bytes = 0
         for c in plan.components {
             let kept = CoefficientStore.keptPositions(idctSize: c.idctSize)
-            let (blocks, o1) = c.blocksWide.multipliedReportingOverflow(by: c.blocksHigh)
+            let rows = band ? c.v : c.blocksHigh
+            let (blocks, o1) = c.blocksWide.multipliedReportingOverflow(by: rows)
             let (count, o2) = blocks.multipliedReportingOverflow(by: kept.count)
             guard !o1, !o2, count < Int(Int32.max) * 16 else {
                 throw ImageCodecError(.limitExceeded, "coefficient store for \(c.blocksWide)x\(c.blocksHigh) blocks is too large")
@@ -79,7 +87,7 @@ final class CoefficientStore {
                 naturalOfSlot[slot] = position.natural
             }
             for k in 64..<80 { slotOf[k] = slotOf[63] }
-            made.append(Plane(blocksWide: c.blocksWide, blocksHigh: c.blocksHigh, slots: kept.count,
+            made.append(Plane(blocksWide: c.blocksWide, blocksHigh: rows, slots: kept.count,
                               values: values, masks: masks, slotOfZigzag: slotOf, naturalOfSlot: naturalOfSlot))
         }
         planes = made
@@ -95,19 +103,27 @@ final class CoefficientStore {
         }
     }
 
-    /// Block (`bx`, `by`) of `component` as the IDCT reads it, when the plane keeps all 64
-    /// values (full-size IDCT); nil otherwise.
-    @inline(__always) func naturalBlock(component: Int, bx: Int, by: Int) -> UnsafePointer<Int16>? {
-        let p = planes[component]
-        guard p.slots == 64 else { return nil }
-        return UnsafePointer(p.values + (by &* p.blocksWide &+ bx) &* 64)
+    /// Zeroes every value and mask, for the next band of a band store.
+    func clear() {
+        for p in planes {
+            p.values.update(repeating: 0, count: p.blocksWide * p.blocksHigh * p.slots)
+            p.masks.update(repeating: 0, count: p.blocksWide * p.blocksHigh)
+        }
     }
 
-    /// Writes block (`bx`, `by`) of `component` into `coef` (natural order), whose positions
-    /// outside the kept set must already be zero.
-    @inline(__always) func expand(component: Int, bx: Int, by: Int, into coef: UnsafeMutablePointer<Int16>) {
+    /// Block (`bx`, plane row `row`) of `component` as the IDCT reads it, when the plane keeps
+    /// all 64 values (full-size IDCT); nil otherwise.
+    @inline(__always) func naturalBlock(component: Int, bx: Int, row: Int) -> UnsafePointer<Int16>? {
         let p = planes[component]
-        let v = p.values + (by &* p.blocksWide &+ bx) &* p.slots
+        guard p.slots == 64 else { return nil }
+        return UnsafePointer(p.values + (row &* p.blocksWide &+ bx) &* 64)
+    }
+
+    /// Writes block (`bx`, plane row `row`) of `component` into `coef` (natural order), whose
+    /// positions outside the kept set must already be zero.
+    @inline(__always) func expand(component: Int, bx: Int, row: Int, into coef: UnsafeMutablePointer<Int16>) {
+        let p = planes[component]
+        let v = p.values + (row &* p.blocksWide &+ bx) &* p.slots
         for j in 0..<p.slots { coef[p.naturalOfSlot[j]] = v[j] }
     }
 }

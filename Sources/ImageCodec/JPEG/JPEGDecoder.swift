@@ -21,14 +21,37 @@ enum JPEGDecoder {
     /// data, bad restart markers) gives an image plus `warnings`, as libjpeg does. Throws
     /// `.limitExceeded` before allocating when the buffers would pass `limits.maxMemoryBytes`.
     /// `cmyk`, for 4-component files, replaces the naive CMYK → RGB step with an ICC conversion.
-    static func decode(_ bytes: [UInt8], scale: Int, limits: DecodeLimits, cmyk: ColourTransform? = nil) throws -> DecodedImage {
+    /// `bands: false` keeps a well-formed progressive file in the whole-image store too (tests
+    /// compare the two ways).
+    static func decode(_ bytes: [UInt8], scale: Int, limits: DecodeLimits, cmyk: ColourTransform? = nil,
+                       bands allowBands: Bool = true) throws -> DecodedImage {
         try bytes.withUnsafeBufferPointer { buf in
             guard let base = buf.baseAddress else { throw ImageCodecError(.truncated, "empty JPEG input") }
             var warnings: [String] = []
             var h = try readHeaders(buf, limits: limits, warnings: &warnings)
-            let sizing = try Sizing(h, scale: scale)
+            let sizing = try Sizing(h, scale: scale, limits: limits)
             try limits.check(sizing.memory)
             let plan = sizing.plan, layout = sizing.layout, count = sizing.outputBytes
+            if let bands = sizing.bands {
+                if allowBands {
+                    let store = try CoefficientStore(plan: plan, band: true)
+                    var found = warnings
+                    var complete = false
+                    // Every output row is written by the renderer, so the pixels need no zero fill first.
+                    let pixels = try [UInt8](unsafeUninitializedCapacity: count) { px, initialized in
+                        guard let out = px.baseAddress else { return }
+                        let renderer = MCURowRenderer(plan: plan, output: out, cmyk: cmyk)
+                        complete = try ProgressiveBandDecoder.decode(bands, h, plan: plan, store: store, renderer: renderer, warnings: &found)
+                        initialized = count
+                    }
+                    if complete {
+                        h.metadata = bands.metadata
+                        let bitmap = try Bitmap(width: plan.outWidth, height: plan.outHeight, layout: layout, pixels: pixels)
+                        return DecodedImage(bitmap: bitmap, info: info(h), warnings: found)
+                    }
+                }
+                try limits.check(memoryEstimate(h.frame, plan: plan, multiScan: true, bands: false, outputBytes: count))
+            }
             let store = sizing.multiScan ? try CoefficientStore(plan: plan) : nil
             // Every output row is written by the renderer (grey where data is missing), so
             // the pixels need no zero fill first.
@@ -62,7 +85,7 @@ enum JPEGDecoder {
         try bytes.withUnsafeBufferPointer { buf in
             var warnings: [String] = []
             let h = try readHeaders(buf, limits: limits, warnings: &warnings)
-            return try Sizing(h, scale: scale).memory
+            return try Sizing(h, scale: scale, limits: limits).memory
         }
     }
 
@@ -75,25 +98,28 @@ enum JPEGDecoder {
         /// Progressive, or sequential with components spread over several scans: decoded into
         /// a coefficient store and rendered after the last scan.
         let multiScan: Bool
+        /// A well-formed progressive file: decoded band by band (`ProgressiveBandDecoder`).
+        let bands: ProgressiveScanLayout?
         let memory: DecodeMemoryEstimate
 
-        init(_ h: Headers, scale: Int) throws {
+        init(_ h: Headers, scale: Int, limits: DecodeLimits) throws {
             let colorSpace = JPEGColorSpace(frame: h.frame, metadata: h.metadata)
             plan = try DecodePlan(frame: h.frame, scale: scale, colorSpace: colorSpace)
             layout = colorSpace == .gray ? .gray : .rgb
             outputBytes = try Bitmap.byteCount(width: plan.outWidth, height: plan.outHeight, layout: layout)
             multiScan = h.frame.progressive || h.firstScan.components.count < h.frame.components.count
-            memory = JPEGDecoder.memoryEstimate(h.frame, plan: plan, multiScan: multiScan, outputBytes: outputBytes)
+            bands = ProgressiveScanLayout(h, limits: limits)
+            memory = JPEGDecoder.memoryEstimate(h.frame, plan: plan, multiScan: multiScan, bands: bands != nil, outputBytes: outputBytes)
         }
     }
 
     /// The buffers `decode` allocates at the plan's scale: the coefficient store of a
-    /// multi-scan file (the whole image, only the positions the scaled IDCT reads), the
-    /// renderer's band rings and rows, and the output bitmap.
-    static func memoryEstimate(_ frame: JPEGFrame, plan: DecodePlan, multiScan: Bool, outputBytes: Int) -> DecodeMemoryEstimate {
+    /// multi-scan file (the whole image, only the positions the scaled IDCT reads; one iMCU
+    /// row when decoded band by band), the renderer's band rings and rows, and the output bitmap.
+    static func memoryEstimate(_ frame: JPEGFrame, plan: DecodePlan, multiScan: Bool, bands: Bool, outputBytes: Int) -> DecodeMemoryEstimate {
         let kind = frame.progressive ? "progressive" : multiScan ? "multi-scan sequential" : "sequential"
         var estimate = DecodeMemoryEstimate("\(kind) JPEG \(frame.width)x\(frame.height) at \(plan.scale)/8")
-        if multiScan { estimate.add("coefficients", bytes: CoefficientStore.byteCount(for: plan)) }
+        if multiScan { estimate.add(bands ? "coefficients (one band)" : "coefficients", bytes: CoefficientStore.byteCount(for: plan, band: bands)) }
         estimate.add("rows", bytes: MCURowRenderer.bufferBytes(for: plan))
         estimate.add("output", bytes: outputBytes)
         return estimate
@@ -101,9 +127,13 @@ enum JPEGDecoder {
 
     /// Each component keeps the quantisation table current at its first scan.
     static func latchQuantTables(_ scan: JPEGScanHeader, _ h: Headers, _ renderer: MCURowRenderer) throws {
+        try latchQuantTables(scan, h.frame, h.tables, renderer)
+    }
+
+    static func latchQuantTables(_ scan: JPEGScanHeader, _ frame: JPEGFrame, _ tables: JPEGTables, _ renderer: MCURowRenderer) throws {
         for c in scan.components {
-            let slot = h.frame.components[c].quantSlot
-            if let q = h.tables.quant[slot] {
+            let slot = frame.components[c].quantSlot
+            if let q = tables.quant[slot] {
                 renderer.latchQuant(component: c, table: q)
             } else if !renderer.quantLatched[c] {
                 throw ImageCodecError(.corrupt, "quantisation table \(slot) was not defined")
@@ -121,9 +151,11 @@ enum JPEGDecoder {
         while true {
             if h.frame.progressive {
                 progression.startScan(scan)
-                try ProgressiveScanDecoder.decode(&reader, scan: scan, frame: h.frame, tables: h.tables,
-                                                  plan: plan, store: store, lastGoodIMCURow: &progression.lastGoodIMCURow,
-                                                  warnings: &warnings)
+                var decoder = try ProgressiveScanDecoder(scan: scan, tables: h.tables, reader: reader)
+                decoder.decode(throughBand: plan.bands - 1, frame: h.frame, plan: plan, store: store,
+                               lastGoodIMCURow: &progression.lastGoodIMCURow)
+                reader = decoder.reader
+                warnings += decoder.warnings
             } else {
                 try BaselineScanDecoder.decodeIntoStore(&reader, scan: scan, frame: h.frame, tables: h.tables,
                                                         plan: plan, store: store, scratch: renderer.scratch,

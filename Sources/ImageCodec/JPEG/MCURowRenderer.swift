@@ -115,19 +115,21 @@ final class MCURowRenderer {
         for y in 0..<size { (out + y &* stride).update(repeating: 128, count: size) }
     }
 
-    /// Transforms iMCU row `band` of every component from the coefficient store.
+    /// Transforms iMCU row `band` of every component from the coefficient store (a whole-image
+    /// store, or a band store holding this band). Smoothing needs a whole-image store.
     func fill(band: Int, from store: CoefficientStore, smoother: BlockSmoother?) {
         for (c, p) in plan.components.enumerated() {
             let q = UnsafePointer(quant[c])
             for by in 0..<p.v {
                 let row = band &* p.v &+ by
+                let storeRow = row % store.planes[c].blocksHigh
                 let dst = blockRow(c, band: band, by: by)
                 for bx in 0..<p.blocksWide {
-                    if smoother == nil, let block = store.naturalBlock(component: c, bx: bx, by: row) {
+                    if smoother == nil, let block = store.naturalBlock(component: c, bx: bx, row: storeRow) {
                         MCURowRenderer.idct(size: p.idctSize, block, q, dst + bx &* p.idctSize, p.rowStride)
                         continue
                     }
-                    store.expand(component: c, bx: bx, by: row, into: scratch)
+                    store.expand(component: c, bx: bx, row: storeRow, into: scratch)
                     if let smoother, bx < p.dataBlocksWide, row < p.dataBlocksHigh {
                         smoother.apply(component: c, plan: p, band: band, by: by, bx: bx, store: store, coef: scratch)
                     }

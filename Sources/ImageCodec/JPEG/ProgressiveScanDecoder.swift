@@ -1,13 +1,31 @@
 /// Progressive Huffman scans (libjpeg `jdphuff.c`): DC first/refine, AC first/refine with
 /// EOB runs, into the coefficient store. Refinement decides "already non-zero" from the
 /// block's mask, so positions the scaled IDCT never reads need no stored value.
-enum ProgressiveScanDecoder {
-    static func decode(_ input: inout BitReader, scan: JPEGScanHeader, frame: JPEGFrame,
-                       tables: JPEGTables, plan: DecodePlan, store: CoefficientStore,
-                       lastGoodIMCURow: inout Int, warnings: inout [String]) throws {
+///
+/// One value decodes one scan and can stop after any iMCU row and resume later: its bit
+/// reader, restart state, DC predictors and EOB run are the whole state between rows. The
+/// whole-image decode runs each scan to the end in turn; `ProgressiveBandDecoder` runs every
+/// scan over one band before the next, into a store holding only that band.
+struct ProgressiveScanDecoder {
+    let scan: JPEGScanHeader
+    private let keep: [HuffmanTable]
+    private let lookups: [HuffmanLookup]
+    private(set) var reader: BitReader
+    private var restart: RestartState
+    private var pred = InlineArray<4, Int32>(repeating: 0)
+    private var eobrun = 0
+    /// The next MCU row (interleaved scan) or block row (single-component scan) to decode.
+    private var nextRow = 0
+    /// Out of data with no restart marker left: no later row can change a coefficient.
+    private var finished = false
+    /// Problems found in this scan's entropy data, in order.
+    private(set) var warnings: [String] = []
+
+    /// Takes the Huffman tables the scan names from `tables` (as they are at its SOS); throws
+    /// `.corrupt` when one is undefined. Decoding starts at `reader`'s position.
+    init(scan: JPEGScanHeader, tables: JPEGTables, reader: BitReader) throws {
         let isDC = scan.ss == 0
         var keep: [HuffmanTable] = []
-        var lookups: [HuffmanLookup] = []
         if !(isDC && scan.ah != 0) {
             for i in 0..<scan.components.count {
                 let slot = isDC ? scan.dcSlots[i] : scan.acSlots[i]
@@ -15,34 +33,58 @@ enum ProgressiveScanDecoder {
                     throw ImageCodecError(.corrupt, "scan uses an undefined Huffman table")
                 }
                 keep.append(t)
-                lookups.append(t.view)
             }
         }
-        defer { withExtendedLifetime(keep) {} }
-        // A local copy keeps the bit reader in registers (an inout parameter is reloaded).
-        var reader = input
-        defer { input = reader }
-        var restart = RestartState(interval: tables.restartInterval)
-        var pred = [Int32](repeating: 0, count: scan.components.count)
-        var eobrun = 0
+        self.scan = scan
+        self.keep = keep
+        lookups = keep.map(\.view)
+        self.reader = reader
+        restart = RestartState(interval: tables.restartInterval)
+    }
+
+    /// Decodes the rows of iMCU rows up to and including `band` not decoded yet into `store`
+    /// (whole-image, or a band store holding `band`).
+    mutating func decode(throughBand band: Int, frame: JPEGFrame, plan: DecodePlan, store: CoefficientStore,
+                         lastGoodIMCURow: inout Int) {
+        if finished { return }
+        // Locals keep the bit reader and counters in registers (a property is reloaded).
+        var reader = self.reader
+        var restart = self.restart
+        var pred = self.pred
+        var eobrun = self.eobrun
+        var row = nextRow
+        defer {
+            self.reader = reader
+            self.restart = restart
+            self.pred = pred
+            self.eobrun = eobrun
+            nextRow = row
+        }
         let comps = scan.components
-        let al = scan.al, ss = scan.ss, se = scan.se
+        let isDC = scan.ss == 0
+        let ah = scan.ah, al = scan.al, ss = scan.ss, se = scan.se
         if comps.count > 1 {
-            for my in 0..<frame.mcuRows {
-                if restart.isFinished(reader) { return }
+            let end = min(frame.mcuRows, band &+ 1)
+            while row < end {
+                let my = row
+                if restart.isFinished(reader) {
+                    finished = true
+                    return
+                }
                 for mx in 0..<frame.mcusPerLine {
                     if !restart.outOfData { lastGoodIMCURow = my }
-                    if restart.beforeMCU(&reader) { for i in pred.indices { pred[i] = 0 } }
+                    if restart.beforeMCU(&reader) { for i in 0..<4 { pred[i] = 0 } }
                     if restart.outOfData { continue }
                     for (i, c) in comps.enumerated() {
                         let p = plan.components[c]
                         let plane = store.planes[c]
                         for by in 0..<p.v {
+                            let storeRow = (my &* p.v &+ by) % plane.blocksHigh
                             for bx in 0..<p.h {
-                                let block = (my &* p.v &+ by) &* plane.blocksWide &+ mx &* p.h &+ bx
+                                let block = storeRow &* plane.blocksWide &+ mx &* p.h &+ bx
                                 let v = plane.values + block &* plane.slots
-                                if scan.ah == 0 {
-                                    dcFirst(&reader, lookups[i], &pred[i], v, al)
+                                if ah == 0 {
+                                    ProgressiveScanDecoder.dcFirst(&reader, lookups[i], &pred[i], v, al)
                                 } else if reader.bit() != 0 {
                                     v[0] |= Int16(truncatingIfNeeded: 1 << al)
                                 }
@@ -51,14 +93,22 @@ enum ProgressiveScanDecoder {
                     }
                     restart.afterMCU(reader, warnings: &warnings)
                 }
+                row &+= 1
             }
             return
         }
         let c = comps[0]
         let p = plan.components[c]
         let plane = store.planes[c]
-        for by in 0..<p.dataBlocksHigh {
-            if restart.isFinished(reader) { return }
+        let lookup = lookups.first
+        let end = min(p.dataBlocksHigh, (band &+ 1) &* p.v)
+        while row < end {
+            let by = row
+            if restart.isFinished(reader) {
+                finished = true
+                return
+            }
+            let storeRow = by % plane.blocksHigh
             for bx in 0..<p.dataBlocksWide {
                 if !restart.outOfData { lastGoodIMCURow = by / p.v }
                 if restart.beforeMCU(&reader) {
@@ -66,21 +116,23 @@ enum ProgressiveScanDecoder {
                     eobrun = 0
                 }
                 if restart.outOfData { continue }
-                let block = by &* plane.blocksWide &+ bx
+                let block = storeRow &* plane.blocksWide &+ bx
                 let v = plane.values + block &* plane.slots
-                if isDC {
-                    if scan.ah == 0 {
-                        dcFirst(&reader, lookups[0], &pred[0], v, al)
-                    } else if reader.bit() != 0 {
-                        v[0] |= Int16(truncatingIfNeeded: 1 << al)
+                // Every scan but a DC refinement has its table (`init`).
+                if let lookup {
+                    if isDC {
+                        ProgressiveScanDecoder.dcFirst(&reader, lookup, &pred[0], v, al)
+                    } else if ah == 0 {
+                        ProgressiveScanDecoder.acFirst(&reader, lookup, &eobrun, v, &plane.masks[block], plane.slotOfZigzag, ss, se, al)
+                    } else {
+                        ProgressiveScanDecoder.acRefine(&reader, lookup, &eobrun, v, &plane.masks[block], plane.slotOfZigzag, ss, se, al)
                     }
-                } else if scan.ah == 0 {
-                    acFirst(&reader, lookups[0], &eobrun, v, &plane.masks[block], plane.slotOfZigzag, ss, se, al)
-                } else {
-                    acRefine(&reader, lookups[0], &eobrun, v, &plane.masks[block], plane.slotOfZigzag, ss, se, al)
+                } else if reader.bit() != 0 {
+                    v[0] |= Int16(truncatingIfNeeded: 1 << al)
                 }
                 restart.afterMCU(reader, warnings: &warnings)
             }
+            row &+= 1
         }
     }
 
