@@ -14,6 +14,7 @@ struct HEIFDerivedItemsTests {
         ("generated/hostile_iovl_short.heic", .corrupt),
         ("generated/hostile_iovl_zero_canvas.heic", .corrupt),
         ("generated/hostile_iovl_no_inputs.heic", .corrupt),
+        ("generated/hostile_iovl_200_draws.heic", .limitExceeded),
     ]
 
     @Test("overlay plan: canvas size, fill, offsets (negative, 32-bit), inputs with their own transforms")
@@ -35,8 +36,11 @@ struct HEIFDerivedItemsTests {
         let want = try #require(Self.hostile.first { $0.file == file }?.kind)
         let start = Date()
         var kind: ImageCodecError.Kind?
+        // A 100,000-pixel limit: 200 draws of the 64x48 input (614,400 pixels) exceed it.
+        var limits = DecodeLimits.default
+        limits.maxPixels = 100_000
         do {
-            _ = try HEIFDecoder.decode(try HEIFFixtures.bytes(file), reduction: 8, limits: .default, tileDecoder: HEIFFixtures.failingTileDecoder)
+            _ = try HEIFDecoder.decode(try HEIFFixtures.bytes(file), reduction: 8, limits: limits, tileDecoder: HEIFFixtures.failingTileDecoder)
         } catch let e as ImageCodecError {
             kind = e.kind
             print("HEIF \(file): \(e)")

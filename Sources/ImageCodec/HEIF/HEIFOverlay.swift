@@ -81,10 +81,18 @@ extension HEIFImageGraph {
         }
         let layout = try HEIFOverlay.parse(Array(try c.data(of: id, limits: limits)), itemID: id, inputCount: inputIDs.count, limits: limits)
         var inputs: [HEIFOverlayInput] = []
+        // Each input is decoded in full, even when it repeats: all of them together may not
+        // exceed the pixel limit, so many draws of one big item cannot multiply the work.
+        var inputPixels = 0
         for (inputID, offset) in zip(inputIDs, layout.offsets) {
             guard inputID != id else { throw ImageCodecError(.corrupt, "'iovl' item \(id) draws itself") }
             let input = try plan(c, id: inputID, limits: limits, path: path)
             guard input.overlay == nil else { throw ImageCodecError(.unsupported, "'iovl' item \(id) draws another overlay (\(inputID))") }
+            let (sum, overflow) = inputPixels.addingReportingOverflow(input.displayWidth * input.displayHeight)
+            guard !overflow, sum <= limits.maxPixels else {
+                throw ImageCodecError(.limitExceeded, "'iovl' item \(id) inputs have more than \(limits.maxPixels) pixels in all")
+            }
+            inputPixels = sum
             // The far edge must still be a 32-bit canvas coordinate, as the format's are.
             guard offset.x + input.displayWidth <= Int(Int32.max), offset.y + input.displayHeight <= Int(Int32.max) else {
                 throw ImageCodecError(.corrupt, "'iovl' item \(id) places input \(inputID) past the largest canvas coordinate")

@@ -87,6 +87,8 @@ def overlays():
     hostile("hostile_iovl_short.heic", iovl_data((0, 0, 0, 0), 64, 48, [(0, 0)]), [("dimg", 1, [2, 2])])
     hostile("hostile_iovl_zero_canvas.heic", iovl_data((0, 0, 0, 0), 0, 48, [(0, 0)]), [("dimg", 1, [2])])
     hostile("hostile_iovl_no_inputs.heic", iovl_data((0, 0, 0, 0), 64, 48, []), [])
+    # 200 draws of one input: each is decoded in full, so their pixels count against the limit.
+    hostile("hostile_iovl_200_draws.heic", iovl_data((0, 0, 0, 0), 64, 48, [(0, 0)] * 200), [("dimg", 1, [2] * 200)])
 
 def alpha_grid_file(w, h, tw, th, seed=6):
     cols, rows = -(-w // tw), -(-h // th)
