@@ -55,7 +55,7 @@ import Testing
         defer { library.remove() }
         let index = try LibraryIndexTests.openIndex(LibraryIndexTests.indexPath(library))
         let indexer = LibraryIndexer(index: index, readFile: LibraryIndexTests.CountingReader().reader)
-        indexer.refresh(LibraryIndexTests.scan(library))
+        _ = indexer.refresh(LibraryIndexTests.scan(library))
         let row = try #require(index.photos(["Shots/shot.jpg"])["Shots/shot.jpg"])
         let facts = try #require(row.facts)
         #expect(facts == (try FileIndexing.read(path: library.root + "/Shots/shot.jpg").facts))
