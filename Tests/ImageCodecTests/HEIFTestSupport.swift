@@ -30,6 +30,8 @@ enum HEIFFixtures {
         "generated/rot90_mirror0.heic", "generated/mirror1_rot270_clap_even.heic", "generated/vui709_limited.heic",
         "generated/nclx709_full_over_vui601_limited.heic", "generated/yuv444_10bit_limited_nclx.heic",
         "generated/grid_3x2_rot180.heic", "generated/iden_rot90_of_mirror.heic", "generated/with_thumbnail.heic",
+        "generated/chroma422_8bit.heic", "generated/chroma422_10bit.heic", "generated/chroma444_10bit.heic",
+        "generated/chroma422_10bit_grid.heic",
     ]
 
     /// Odd crops and odd-sized turns of 4:2:0 images: libheif first upsamples chroma to 4:4:4
