@@ -32,6 +32,9 @@ enum HEIFFixtures {
         "generated/grid_3x2_rot180.heic", "generated/iden_rot90_of_mirror.heic", "generated/with_thumbnail.heic",
         "generated/chroma422_8bit.heic", "generated/chroma422_10bit.heic", "generated/chroma444_10bit.heic",
         "generated/chroma422_10bit_grid.heic",
+        "generated/orient_irot1.heic", "generated/orient_imir1.heic", "generated/orient_irot3_imir0.heic",
+        "generated/iovl_two_inputs.heic", "generated/iovl_negative_long.heic", "generated/iovl_grid_rot90.heic",
+        "generated/alpha_grid.heic", "generated/thumb_magenta.heic",
     ]
 
     /// Odd crops and odd-sized turns of 4:2:0 images: libheif first upsamples chroma to 4:4:4
