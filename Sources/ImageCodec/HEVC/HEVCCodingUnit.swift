@@ -73,8 +73,11 @@ extension HEVCSliceDecoder {
         } else {
             decodeIntraModes(x0: x0, y0: y0, size: size, partNxN: partNxN)
             intraSplit = partNxN
+            cuX = x0
+            cuY = y0
+            cuSize = size
             try decodeTransformTree(x0: x0, y0: y0, xBase: x0, yBase: y0, log2Size: log2CbSize, depth: 0,
-                                    blkIdx: 0, parentCbfCb: true, parentCbfCr: true)
+                                    blkIdx: 0, parentCbfCb: 1, parentCbfCr: 1)
         }
         for y in y4..<min(y4 + n4, frame.heightIn4) {
             for x in x4..<min(x4 + n4, w4) {
@@ -104,7 +107,7 @@ extension HEVCSliceDecoder {
             prevFlags |= 1 << i
         }
         let w4 = frame.widthIn4
-        var first = 0
+        var lumaModes = (0, 0, 0, 0)
         for i in 0..<parts {
             let xPb = x0 + (i & 1) * pb, yPb = y0 + (i >> 1) * pb
             var candA = 1, candB = 1
@@ -137,22 +140,43 @@ extension HEVCSliceDecoder {
                 if mode >= b { mode += 1 }
                 if mode >= c { mode += 1 }
             }
-            if i == 0 { first = mode }
+            switch i {
+            case 0: lumaModes.0 = mode
+            case 1: lumaModes.1 = mode
+            case 2: lumaModes.2 = mode
+            default: lumaModes.3 = mode
+            }
             fillIntraMode(x0: xPb, y0: yPb, size: pb, mode: mode)
         }
-        guard sps.chromaFormat != .monochrome else { return }
-        var idc = 4
-        if cabac.pointee.decodeBin(&contexts[HEVCCABACTables.intraChromaPredMode]) == 1 { idc = cabac.pointee.decodeBypassBits(2) }
-        if idc == 4 {
-            chromaMode = first
-        } else {
-            let m = idc == 0 ? 0 : (idc == 1 ? 26 : (idc == 2 ? 10 : 1))
-            chromaMode = m == first ? 34 : m
+        guard chromaArrayType != 0 else { return }
+        chromaMode = decodeChromaMode(luma: lumaModes.0)
+        // 4:4:4 NxN: each partition has its own intra_chroma_pred_mode (7.3.8.5).
+        if chromaArrayType == 3 && partNxN {
+            chromaModes = (chromaMode, decodeChromaMode(luma: lumaModes.1), decodeChromaMode(luma: lumaModes.2),
+                           decodeChromaMode(luma: lumaModes.3))
         }
     }
 
+    /// intra_chroma_pred_mode and IntraPredModeC (8.4.3), mapped through table 8-3 for 4:2:2.
+    private func decodeChromaMode(luma: Int) -> Int {
+        var idc = 4
+        if cabac.pointee.decodeBin(&contexts[HEVCCABACTables.intraChromaPredMode]) == 1 { idc = cabac.pointee.decodeBypassBits(2) }
+        var mode = luma
+        if idc != 4 {
+            let m = idc == 0 ? 0 : (idc == 1 ? 26 : (idc == 2 ? 10 : 1))
+            mode = m == luma ? 34 : m
+        }
+        return chromaArrayType == 2 ? HEVCSliceDecoder.chroma422Modes[mode] : mode
+    }
+
+    /// Table 8-3: the 4:2:2 chroma mode for each mode, compensating for the halved width of
+    /// chroma blocks that are square in samples but cover a tall luma area.
+    private static let chroma422Modes: [Int] = [0, 1, 2, 2, 2, 2, 3, 5, 7, 8, 10, 12, 13, 15, 17, 18, 19, 20,
+                                                21, 22, 23, 23, 24, 24, 25, 25, 26, 27, 27, 28, 28, 29, 29, 30, 31]
+
+    /// Chroma coded block flags are two bits each (bit 1: the lower block of a 4:2:2 pair).
     private func decodeTransformTree(x0: Int, y0: Int, xBase: Int, yBase: Int, log2Size: Int, depth: Int,
-                                     blkIdx: Int, parentCbfCb: Bool, parentCbfCr: Bool) throws {
+                                     blkIdx: Int, parentCbfCb: Int, parentCbfCr: Int) throws {
         let maxDepth = sps.maxTransformHierarchyDepthIntra + (intraSplit ? 1 : 0)
         let split: Bool
         if log2Size <= sps.log2MaxTbSize && log2Size > sps.log2MinTbSize && depth < maxDepth && !(intraSplit && depth == 0) {
@@ -160,12 +184,14 @@ extension HEVCSliceDecoder {
         } else {
             split = log2Size > sps.log2MaxTbSize || (intraSplit && depth == 0)
         }
-        var cbfCb = false, cbfCr = false
-        if log2Size > 2 && sps.chromaFormat != .monochrome {
-            if depth == 0 || parentCbfCb { cbfCb = cabac.pointee.decodeBin(&contexts[HEVCCABACTables.cbfChroma + depth]) == 1 }
-            if depth == 0 || parentCbfCr { cbfCr = cabac.pointee.decodeBin(&contexts[HEVCCABACTables.cbfChroma + depth]) == 1 }
-        } else if sps.chromaFormat != .monochrome {
-            // 4×4 luma blocks of 4:2:0: chroma is coded once for the parent, with its flags.
+        var cbfCb = 0, cbfCr = 0
+        if chromaArrayType != 0 && (log2Size > 2 || chromaArrayType == 3) {
+            // 4:2:2 codes a flag per square chroma block where this node carries chroma.
+            let pair = chromaArrayType == 2 && (!split || log2Size == 3)
+            if depth == 0 || parentCbfCb != 0 { cbfCb = decodeChromaCbf(depth: depth, pair: pair) }
+            if depth == 0 || parentCbfCr != 0 { cbfCr = decodeChromaCbf(depth: depth, pair: pair) }
+        } else if chromaArrayType != 0 {
+            // 4×4 luma blocks of 4:2:0 and 4:2:2: chroma is coded once for the parent, with its flags.
             cbfCb = parentCbfCb
             cbfCr = parentCbfCr
         }
@@ -179,20 +205,54 @@ extension HEVCSliceDecoder {
             return
         }
         let cbfLuma = cabac.pointee.decodeBin(&contexts[HEVCCABACTables.cbfLuma + (depth == 0 ? 1 : 0)]) == 1
-        if (cbfLuma || cbfCb || cbfCr) && pps.cuQpDeltaEnabled && !isCuQpDeltaCoded {
+        if (cbfLuma || cbfCb != 0 || cbfCr != 0) && pps.cuQpDeltaEnabled && !isCuQpDeltaCoded {
             try decodeCuQpDelta()
         }
         let lumaMode = Int(frame.intraMode[(y0 >> 2) * frame.widthIn4 + (x0 >> 2)])
         try reconstructBlock(component: 0, x: x0, y: y0, log2Size: log2Size, mode: lumaMode, coded: cbfLuma)
-        guard sps.chromaFormat != .monochrome else { return }
-        if log2Size > 2 {
-            try reconstructBlock(component: 1, x: x0 >> 1, y: y0 >> 1, log2Size: log2Size - 1, mode: chromaMode, coded: cbfCb)
-            try reconstructBlock(component: 2, x: x0 >> 1, y: y0 >> 1, log2Size: log2Size - 1, mode: chromaMode, coded: cbfCr)
-        } else if blkIdx == 3 {
-            try reconstructBlock(component: 1, x: xBase >> 1, y: yBase >> 1, log2Size: 2, mode: chromaMode, coded: cbfCb)
-            try reconstructBlock(component: 2, x: xBase >> 1, y: yBase >> 1, log2Size: 2, mode: chromaMode, coded: cbfCr)
+        if chromaArrayType == 3 {
+            try reconstructChroma(x: x0, y: y0, log2Size: log2Size, mode: chromaModeAt(x: x0, y: y0),
+                                  cbfCb: cbfCb, cbfCr: cbfCr)
+        } else if chromaArrayType != 0 && log2Size > 2 {
+            try reconstructChroma(x: x0 >> chromaShiftX, y: y0 >> chromaShiftY, log2Size: log2Size - 1, mode: chromaMode,
+                                  cbfCb: cbfCb, cbfCr: cbfCr)
+        } else if chromaArrayType != 0 && blkIdx == 3 {
+            try reconstructChroma(x: xBase >> chromaShiftX, y: yBase >> chromaShiftY, log2Size: 2, mode: chromaMode,
+                                  cbfCb: cbfCb, cbfCr: cbfCr)
         }
         markEdges(x0: x0, y0: y0, size: 1 << log2Size)
+    }
+
+    private func decodeChromaCbf(depth: Int, pair: Bool) -> Int {
+        var cbf = cabac.pointee.decodeBin(&contexts[HEVCCABACTables.cbfChroma + depth])
+        if pair { cbf |= cabac.pointee.decodeBin(&contexts[HEVCCABACTables.cbfChroma + depth]) << 1 }
+        return cbf
+    }
+
+    /// The Cb then the Cr block(s) at chroma sample (x, y): in 4:2:2 two square blocks stacked,
+    /// the lower one predicted from the reconstructed upper one (7.3.8.10, 8.4.4.1).
+    private func reconstructChroma(x: Int, y: Int, log2Size: Int, mode: Int, cbfCb: Int, cbfCr: Int) throws {
+        let below = y + (1 << log2Size)
+        try reconstructBlock(component: 1, x: x, y: y, log2Size: log2Size, mode: mode, coded: cbfCb & 1 != 0)
+        if chromaArrayType == 2 {
+            try reconstructBlock(component: 1, x: x, y: below, log2Size: log2Size, mode: mode, coded: cbfCb & 2 != 0)
+        }
+        try reconstructBlock(component: 2, x: x, y: y, log2Size: log2Size, mode: mode, coded: cbfCr & 1 != 0)
+        if chromaArrayType == 2 {
+            try reconstructBlock(component: 2, x: x, y: below, log2Size: log2Size, mode: mode, coded: cbfCr & 2 != 0)
+        }
+    }
+
+    /// IntraPredModeC at luma (x, y) of a 4:4:4 coding unit: per partition when it is NxN.
+    private func chromaModeAt(x: Int, y: Int) -> Int {
+        guard intraSplit else { return chromaMode }
+        let half = cuSize >> 1
+        switch (x - cuX >= half ? 1 : 0) + (y - cuY >= half ? 2 : 0) {
+        case 0: return chromaModes.0
+        case 1: return chromaModes.1
+        case 2: return chromaModes.2
+        default: return chromaModes.3
+        }
     }
 
     private func decodeCuQpDelta() throws {
@@ -228,14 +288,15 @@ extension HEVCSliceDecoder {
                 luma[(y0 + y) * frame.width + x0 + x] = UInt16(reader.bits(sps.pcmBitDepthLuma) << lumaShift)
             }
         }
-        if sps.chromaFormat != .monochrome {
+        if chromaArrayType != 0 {
             let chromaShift = sps.bitDepthChroma - sps.pcmBitDepthChroma
-            let cs = size >> 1
+            let cw = size >> chromaShiftX, ch = size >> chromaShiftY
+            let xC = x0 >> chromaShiftX, yC = y0 >> chromaShiftY
             for c in 1...2 {
                 let plane = frame.planes[c]
-                for y in 0..<cs {
-                    for x in 0..<cs {
-                        plane[((y0 >> 1) + y) * frame.chromaWidth + (x0 >> 1) + x] =
+                for y in 0..<ch {
+                    for x in 0..<cw {
+                        plane[(yC + y) * frame.chromaWidth + xC + x] =
                             UInt16(reader.bits(sps.pcmBitDepthChroma) << chromaShift)
                     }
                 }

@@ -106,7 +106,7 @@ public enum HEVCDecoder {
         try limits.check(width: sps.width, height: sps.height)
         var estimate = DecodeMemoryEstimate("HEVC \(sps.width)x\(sps.height)")
         estimate.add("picture buffers", bytes: HEVCFrame.bufferBytes(sps))
-        estimate.add("output planes", bytes: DecodeMemoryEstimate.product([sps.width, sps.height, 3]))
+        estimate.add("output planes", bytes: HEVCFrame.sampleBytes(sps))
         estimate.add("filter map", bytes: DecodeMemoryEstimate.product([(sps.width + 3) / 4, (sps.height + 3) / 4, 4]))
         try limits.check(estimate)
         let layout = try HEVCTileLayout(sps: sps, pps: pps)

@@ -32,10 +32,16 @@ final class HEVCFrame {
 
     /// Bytes the buffers above take for a `sps`, for the memory estimate.
     static func bufferBytes(_ sps: HEVCSequenceParameterSet) -> Int? {
-        let samples = DecodeMemoryEstimate.product([sps.width, sps.height, sps.chromaFormat == .monochrome ? 2 : 3])
+        let samples = sampleBytes(sps)
         let blocks = DecodeMemoryEstimate.product([(sps.width + 3) / 4, (sps.height + 3) / 4, 10])
         let ctbs = DecodeMemoryEstimate.product([sps.widthInCtbs, sps.heightInCtbs, 64])
         return DecodeMemoryEstimate.sum([samples, blocks, ctbs])
+    }
+
+    /// Bytes of the Y, Cb and Cr planes at two bytes a sample: per luma sample 2 (4:0:0),
+    /// 3 (4:2:0), 4 (4:2:2) or 6 (4:4:4).
+    static func sampleBytes(_ sps: HEVCSequenceParameterSet) -> Int? {
+        DecodeMemoryEstimate.product([sps.width, sps.height, [2, 3, 4, 6][sps.chromaFormat.rawValue]])
     }
 
     init(sps: HEVCSequenceParameterSet, pps: HEVCPictureParameterSet, layout: HEVCTileLayout) {

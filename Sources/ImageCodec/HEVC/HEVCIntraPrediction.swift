@@ -11,25 +11,26 @@ extension HEVCSliceDecoder {
         let n = 1 << log2Size
         let plane = frame.planes[component]
         let rowStride = component == 0 ? frame.width : frame.chromaWidth
-        let shift = component == 0 ? 0 : 1
+        let shiftX = component == 0 ? 0 : chromaShiftX, shiftY = component == 0 ? 0 : chromaShiftY
         let bitDepth = component == 0 ? sps.bitDepthLuma : sps.bitDepthChroma
-        let unit = component == 0 ? 4 : 2
+        // One 4×4 luma block spans unitX columns and unitY rows of this plane.
+        let unitX = 4 >> shiftX, unitY = 4 >> shiftY
         let ref = references
         let avail = referenceAvailable
         let total = 4 * n + 1
-        let xL = x << shift, yL = y << shift
+        let xL = x << shiftX, yL = y << shiftY
         var any = false
         // Left column, bottom to top, in units of one 4×4 luma block.
-        var u = 2 &* n &- unit
+        var u = 2 &* n &- unitY
         while u >= 0 {
-            let ok = frame.available(xCur: xL, yCur: yL, xN: xL &- 1, yN: (y &+ u) << shift)
-            for k in 0..<unit {
+            let ok = frame.available(xCur: xL, yCur: yL, xN: xL &- 1, yN: (y &+ u) << shiftY)
+            for k in 0..<unitY {
                 let idx = 2 &* n &- 1 &- (u &+ k)
                 avail[idx] = ok
                 if ok { ref[idx] = Int32(plane[(y &+ u &+ k) &* rowStride &+ x &- 1]) }
             }
             any = any || ok
-            u &-= unit
+            u &-= unitY
         }
         let cornerOK = frame.available(xCur: xL, yCur: yL, xN: xL - 1, yN: yL - 1)
         avail[2 * n] = cornerOK
@@ -37,14 +38,14 @@ extension HEVCSliceDecoder {
         any = any || cornerOK
         u = 0
         while u < 2 &* n {
-            let ok = frame.available(xCur: xL, yCur: yL, xN: (x &+ u) << shift, yN: yL &- 1)
-            for k in 0..<unit {
+            let ok = frame.available(xCur: xL, yCur: yL, xN: (x &+ u) << shiftX, yN: yL &- 1)
+            for k in 0..<unitX {
                 let idx = 2 &* n &+ 1 &+ u &+ k
                 avail[idx] = ok
                 if ok { ref[idx] = Int32(plane[(y &- 1) &* rowStride &+ x &+ u &+ k]) }
             }
             any = any || ok
-            u &+= unit
+            u &+= unitX
         }
         if !any {
             for i in 0..<total { ref[i] = Int32(1 << (bitDepth - 1)) }
@@ -58,14 +59,15 @@ extension HEVCSliceDecoder {
         }
 
         var p = ref
-        if component == 0 && mode != 1 && n != 4 {
+        // 8.4.4.2.3: references are smoothed for luma, and for chroma only in 4:4:4.
+        if (component == 0 || chromaArrayType == 3) && mode != 1 && n != 4 {
             let minDist = min(abs(mode - 26), abs(mode - 10))
             let threshold = n == 8 ? 7 : (n == 16 ? 1 : 0)
             if minDist > threshold {
                 let f = filteredReferences
                 let corner = ref[2 * n], bottom = ref[0], right = ref[4 * n]
                 let limit = Int32(1 << (bitDepth - 5))
-                if sps.strongIntraSmoothing && n == 32 && abs(corner + right - 2 * ref[3 * n]) < limit
+                if component == 0 && sps.strongIntraSmoothing && n == 32 && abs(corner + right - 2 * ref[3 * n]) < limit
                     && abs(corner + bottom - 2 * ref[n]) < limit {
                     f[0] = bottom
                     for k in 1..<64 { f[k] = (Int32(k) * corner + Int32(64 - k) * bottom + 32) >> 6 }

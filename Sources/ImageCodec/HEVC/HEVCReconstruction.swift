@@ -5,9 +5,9 @@ extension HEVCSliceDecoder {
     func reconstructBlock(component: Int, x: Int, y: Int, log2Size: Int, mode: Int, coded: Bool) throws {
         predictIntra(component: component, x: x, y: y, log2Size: log2Size, mode: mode)
         guard coded else { return }
-        // 7.4.9.11: mode-dependent scans for 4×4 blocks and 8×8 luma.
+        // 7.4.9.11: mode-dependent scans for 4×4 blocks and 8×8 luma (and 8×8 chroma in 4:4:4).
         var scanIdx = 0
-        if log2Size == 2 || (log2Size == 3 && component == 0) {
+        if log2Size == 2 || (log2Size == 3 && (component == 0 || chromaArrayType == 3)) {
             if (6...14).contains(mode) { scanIdx = 2 } else if (22...30).contains(mode) { scanIdx = 1 }
         }
         let n = 1 << log2Size
@@ -42,11 +42,13 @@ extension HEVCSliceDecoder {
         }
     }
 
-    /// Qp′Cb or Qp′Cr (8.6.1, table 8-10 for 4:2:0).
+    /// Qp′Cb or Qp′Cr (8.6.1: table 8-10 for 4:2:0, Min(qPi, 51) for the other formats).
     private func chromaQp(offset: Int) -> Int {
         let qpi = min(max(qpY + offset, -qpBdOffsetC), 57)
         let qpc: Int
-        if qpi < 30 {
+        if chromaArrayType != 1 {
+            qpc = min(qpi, 51)
+        } else if qpi < 30 {
             qpc = qpi
         } else if qpi >= 43 {
             qpc = qpi - 6

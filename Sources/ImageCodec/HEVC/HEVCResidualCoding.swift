@@ -58,7 +58,8 @@ extension HEVCSliceDecoder {
         let csbfContexts = ctx + (HEVCCABACTables.codedSubBlockFlag + (chroma ? 2 : 0))
         let hidingAllowed = pps.signDataHiding && !cuTransquantBypass
         // sigCtx added to the position pattern outside the first sub-block (9.3.4.2.5).
-        let sizeContext = log2Size == 3 ? (scanIdx == 0 ? 9 : 15) : (chroma ? 12 : 21)
+        // 9.3.4.2.5: 8×8 chroma always adds 9 (its mode-dependent scans exist only in 4:4:4).
+        let sizeContext = log2Size == 3 ? (scanIdx == 0 || chroma ? 9 : 15) : (chroma ? 12 : 21)
         var maxRow = 0, maxColumn = 0
         let sigN = significant
 

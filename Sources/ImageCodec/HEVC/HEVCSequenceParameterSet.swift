@@ -135,9 +135,6 @@ struct HEVCSequenceParameterSet: Sendable {
                 }
             }
         }
-        guard s.chromaFormat == .monochrome || s.chromaFormat == .yuv420 else {
-            throw ImageCodecError(.unsupported, "HEVC chroma format \(s.chromaFormat) is not supported")
-        }
         guard s.bitDepthLuma <= 10, s.bitDepthChroma <= 10 else {
             throw ImageCodecError(.unsupported, "HEVC bit depth above 10 is not supported")
         }

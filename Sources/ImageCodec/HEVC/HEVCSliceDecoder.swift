@@ -54,10 +54,22 @@ final class HEVCSliceDecoder {
     /// SliceQpY at the start of a slice, a tile, and a wavefront row (8.6.1).
     @exclusivity(unchecked) var lastQpY = 26
     @exclusivity(unchecked) var currentCtbAddrRs = 0
+    /// IntraPredModeC of the coding unit; for a 4:4:4 NxN coding unit, one per partition
+    /// (`chromaModes`, in partition order), since each then has its own intra_chroma_pred_mode.
     @exclusivity(unchecked) var chromaMode = 0
+    @exclusivity(unchecked) var chromaModes = (0, 0, 0, 0)
+    /// Origin and size of the coding unit whose transform tree is being decoded.
+    @exclusivity(unchecked) var cuX = 0
+    @exclusivity(unchecked) var cuY = 0
+    @exclusivity(unchecked) var cuSize = 0
     @exclusivity(unchecked) var intraSplit = false
 
     let log2MinCuQpDeltaSize: Int
+    /// log2 of SubWidthC and SubHeightC (0 for monochrome, where no chroma is decoded).
+    let chromaShiftX: Int
+    let chromaShiftY: Int
+    /// ChromaArrayType (chroma_format_idc: separate colour planes are refused).
+    let chromaArrayType: Int
     let qpBdOffsetY: Int
     let qpBdOffsetC: Int
     /// The scaling factors of intra blocks, flattened (see `scalingFactorOffset`), or nil
@@ -91,6 +103,10 @@ final class HEVCSliceDecoder {
         cabac = .allocate(capacity: 1)
         cabac.initialize(to: HEVCCABACEngine(base: HEVCSliceDecoder.emptyByte, position: 0, end: 0))
         log2MinCuQpDeltaSize = sps.log2CtbSize - pps.diffCuQpDeltaDepth
+        let (subWidth, subHeight) = sps.chromaFormat.subsampling
+        chromaShiftX = subWidth == 2 ? 1 : 0
+        chromaShiftY = subHeight == 2 ? 1 : 0
+        chromaArrayType = sps.chromaFormat.rawValue
         qpBdOffsetY = 6 * (sps.bitDepthLuma - 8)
         qpBdOffsetC = 6 * (sps.bitDepthChroma - 8)
         if let list = pps.scalingList ?? sps.scalingList {

@@ -33,7 +33,24 @@ STREAMS = [
     stream("aq_qg16", "176x144", "ctu=64:aq-mode=2:aq-strength=2:qg-size=16", features="cu_qp_delta in 16x16 groups"),
     stream("filters", "176x144", "ctu=32:sao=1:deblock=2,-1", features="SAO and deblocking with offsets (full reference)"),
     stream("strong_smoothing", "256x192", "ctu=64:strong-intra-smoothing=1", features="strong intra smoothing of 32x32"),
-    stream("yuv444", "64x64", "ctu=16", "yuv444p", features="4:4:4: must be refused as unsupported"),
+    stream("yuv444", "64x64", "ctu=16", "yuv444p", features="4:4:4 (Main 4:4:4), intra 4x4 chroma"),
+    stream("yuv444_10", "96x64", "ctu=32:tu-intra-depth=2", "yuv444p10le", features="4:4:4 at 10 bits, 32x32 chroma blocks"),
+    stream("yuv444_tskip", "96x64", "ctu=16:tskip=1:signhide=0:rdoq-level=0", "yuv444p",
+           features="4:4:4 with transform skip on 4x4 chroma, no sign hiding"),
+    stream("yuv444_scaling", "96x64", "ctu=32:scaling-list=scaling_list.txt", "yuv444p",
+           features="4:4:4 with transmitted scaling lists (32x32 chroma factors from the 16x16 lists)"),
+    stream("yuv444_lossless", "64x48", "ctu=16:cu-lossless=1:qp=30", "yuv444p", features="4:4:4 with cu_transquant_bypass"),
+    stream("yuv422", "176x144", "ctu=16", "yuv422p", features="4:2:2: stacked chroma blocks, table 8-3 modes, 4:2:2 deblocking grid"),
+    stream("yuv422_10", "176x144", "ctu=32:tu-intra-depth=3", "yuv422p10le", features="4:2:2 at 10 bits (Canon HIF's format)"),
+    stream("yuv422_ctu64", "192x128", "ctu=64:tu-intra-depth=4:max-tu-size=32:sao=1", "yuv422p",
+           features="4:2:2 with CTB 64, implicit splits, SAO"),
+    stream("yuv422_qp", "96x64", "ctu=16:qp=40:cbqpoffs=-4:crqpoffs=3", "yuv422p",
+           features="4:2:2 at high QP with chroma QP offsets (QpC = Min(qPi, 51))"),
+    stream("yuv422_lossless", "64x48", "ctu=16:cu-lossless=1:qp=30:tskip=1", "yuv422p",
+           features="4:2:2 with cu_transquant_bypass and transform skip"),
+    stream("yuv422_slices", "176x144", "ctu=16:slices=5", "yuv422p", features="4:2:2 with 5 slices and wavefront"),
+    stream("slices_wpp_ctu32", "176x144", "ctu=32:slices=2", "yuv420p10le", features="2 slices with wavefront at 10 bits"),
+    stream("main12", "64x64", "ctu=16", "yuv420p12le", features="12 bits: must be refused as unsupported"),
     stream("scaling_file", "176x144", "ctu=32:scaling-list=scaling_list.txt", features="scaling lists transmitted in the SPS"),
     stream("scaling_file_10bit", "176x144", "ctu=16:scaling-list=scaling_list.txt:tskip=1:signhide=0", "yuv420p10le",
            features="Main 10 with transmitted scaling lists and transform skip"),
@@ -57,6 +74,11 @@ def main():
     if photo:
         streams.append(dict(file="photo_320x200.265", size="320x200", params="", pix_fmt="yuv420p", source=photo,
                             features="a photograph, x265 defaults (SAO, deblocking, WPP)"))
+    # Without a photograph on the command line, keep the recorded entries of streams made from one.
+    kept = []
+    if not photo and os.path.exists("manifest.json"):
+        names = {s["file"] for s in streams}
+        kept = [e for e in json.load(open("manifest.json"))["streams"] if e["file"] not in names]
     for s in streams:
         if s["source"].startswith("testsrc2"):
             inp = ["-f", "lavfi", "-i", s["source"]]
@@ -71,7 +93,7 @@ def main():
         e = dict(s)
         e["command"] = " ".join(cmd).replace(s["source"], os.path.basename(s["source"]) if not s["source"].startswith("testsrc2") else s["source"])
         del e["source"]
-        if s["pix_fmt"] == "yuv444p":
+        if s["pix_fmt"].endswith("12le"):
             e["expected"] = "unsupported"
         else:
             e["expected"] = "decodes"
@@ -82,6 +104,7 @@ def main():
                                      "-pix_fmt", s["pix_fmt"], "-"], check=True, capture_output=True).stdout
                 e["crc32_full_ffmpeg"] = "%08x" % zlib.crc32(ff)
         entries.append(e)
+    entries += kept
     json.dump(dict(reference="libde265-dec265 1.0.11 (Debian), x265 via ffmpeg", streams=entries),
               open("manifest.json", "w"), indent=1)
 
