@@ -65,6 +65,11 @@ enum VP8FrameDecoder {
                             var mb = VP8Macroblock()
                             reader.readModes(&modes, x: mbx, into: &mb)
                             reader.readCoefficients(&tokens, x: mbx, mb: &mb, coefficients: coefficients)
+                            // Stop at the first macroblock read past its partition (libwebp refuses
+                            // the frame too): a hostile header claiming 16383 pixels across would
+                            // otherwise make every truncated row cost a full row of work.
+                            if modes.pastEnd { throw ImageCodecError(.truncated, "VP8 first partition ends early (macroblock row \(mby))") }
+                            if tokens.pastEnd { throw ImageCodecError(.truncated, "VP8 token partition ends early (macroblock row \(mby))") }
                             if mbx > 0 { shiftLeftColumns(yw: yw, uw: uw, vw: vw) }
                             if mby > 0 {
                                 (yw - ws).update(from: yTop + mbx * 16, count: 16)
@@ -86,8 +91,6 @@ enum VP8FrameDecoder {
                             filterInfo[mbx] = (header.filterStrengths[mb.segment * 2 + (mb.is4x4 ? 1 : 0)], mb.is4x4 || !mb.skip)
                         }
                         tokenDecoders[partition] = tokens
-                        if modes.pastEnd { throw ImageCodecError(.truncated, "VP8 first partition ends early (macroblock row \(mby))") }
-                        if tokens.pastEnd { throw ImageCodecError(.truncated, "VP8 token partition ends early (macroblock row \(mby))") }
                         if header.loopFilter != .none {
                             for mbx in 0..<mbw where filterInfo[mbx].strength.limit > 0 {
                                 let info = filterInfo[mbx]
