@@ -86,14 +86,18 @@ enum Quantize {
     @inline(__always)
     static func block(_ coeffs: UnsafeMutablePointer<Int32>, _ levels: UnsafeMutablePointer<Int16>,
                       _ m: UnsafePointer<QuantMatrix>, first: Int) -> Int {
+        // Masks are built with arithmetic shifts (−1 or 0 per lane) rather than SIMDMask and
+        // `replacing`, which swiftc 6.3.1 sometimes leaves as a branchy lane-by-lane loop.
         let raw = UnsafeMutableRawPointer(coeffs)
         var c = raw.loadUnaligned(as: SIMD16<Int32>.self)
         if first != 0 { c[0] = 0 }  // position 0 of the scan is natural index 0
-        let negative = c .< 0
-        let magnitude = c.replacing(with: 0 &- c, where: negative) &+ m.pointee.sharpen
-        var level = pointwiseMin((magnitude &* m.pointee.reciprocal &+ m.pointee.bias) &>> 17, SIMD16(repeating: 2047))
-        level.replace(with: 0, where: magnitude .<= m.pointee.zeroThreshold)
-        level.replace(with: 0 &- level, where: negative)
+        let sign = c &>> 31
+        let magnitude = ((c ^ sign) &- sign) &+ m.pointee.sharpen
+        let keep = (m.pointee.zeroThreshold &- magnitude) &>> 31  // −1 where |c| does not quantise to 0
+        var level = (magnitude &* m.pointee.reciprocal &+ m.pointee.bias) &>> 17
+        let over = (2047 &- level) &>> 31
+        level = ((level & ~over) | (2047 & over)) & keep
+        level = (level ^ sign) &- sign
         raw.storeBytes(of: level &* m.pointee.step, as: SIMD16<Int32>.self)
         let l = SIMD16<Int16>(truncatingIfNeeded: level)
         // VP8Tables.zigzag spelled out, so that it compiles to a constant shuffle.
@@ -101,7 +105,9 @@ enum Quantize {
         UnsafeMutableRawPointer(levels).storeBytes(of: scan, as: SIMD16<Int16>.self)
         // Scan position + 1 of each natural index (the inverse of the zigzag, plus one): the
         // largest over the non-zero levels is where the end-of-block goes.
-        let scanEndOfIndex = SIMD16<Int32>(1, 2, 6, 7, 3, 5, 8, 13, 4, 9, 12, 14, 10, 11, 15, 16)
-        return Int(scanEndOfIndex.replacing(with: 0, where: level .== 0).max())
+        let ranked = SIMD16<Int32>(1, 2, 6, 7, 3, 5, 8, 13, 4, 9, 12, 14, 10, 11, 15, 16) & keep
+        let half = pointwiseMax(ranked.lowHalf, ranked.highHalf)
+        let quarter = pointwiseMax(half.lowHalf, half.highHalf)
+        return Int(max(max(quarter[0], quarter[1]), max(quarter[2], quarter[3])))
     }
 }
