@@ -81,19 +81,47 @@ public struct EmbeddedThumbnail: Sendable, Equatable, Hashable {
     }
 }
 
-/// The EXIF fields the gallery shows or acts on.
+/// The EXIF fields the gallery shows or acts on. Each field is nil when the file does not
+/// carry it or carries it damaged (a zero denominator, a value outside its range).
 public struct ExifMetadata: Sendable, Equatable {
     public var orientation: Orientation
     /// DateTimeOriginal as written ("YYYY:MM:DD HH:MM:SS"), else DateTime from IFD0.
     public var dateTimeOriginal: String?
     public var make: String?
     public var model: String?
+    /// LensMake (0xA433) and LensModel (0xA434), as written (at most 256 bytes each).
+    public var lensMake: String?
+    public var lensModel: String?
+    /// ExposureTime (0x829A), seconds, as the camera wrote the fraction (1/120 stays 1/120).
+    public var exposureTime: ExifRational?
+    /// FNumber (0x829D): the aperture's f-number.
+    public var fNumber: ExifRational?
+    /// ISOSpeedRatings (0x8827), else ISOSpeed (0x8833) when the first is absent, 0 or the
+    /// 65535 that means "too big for a SHORT".
+    public var iso: Int?
+    /// FocalLength (0x920A), millimetres.
+    public var focalLength: ExifRational?
+    /// FocalLengthIn35mmFilm (0xA405), millimetres; 0 (unknown) is left out.
+    public var focalLength35mm: Int?
+    /// Where the photo was taken, from the GPS IFD (0x8825). Private data: the web layer
+    /// shows it only when the gallery's configuration allows.
+    public var gps: GPSPosition?
 
-    public init(orientation: Orientation = .up, dateTimeOriginal: String? = nil, make: String? = nil, model: String? = nil) {
+    public init(orientation: Orientation = .up, dateTimeOriginal: String? = nil, make: String? = nil, model: String? = nil,
+                lensMake: String? = nil, lensModel: String? = nil, exposureTime: ExifRational? = nil, fNumber: ExifRational? = nil,
+                iso: Int? = nil, focalLength: ExifRational? = nil, focalLength35mm: Int? = nil, gps: GPSPosition? = nil) {
         self.orientation = orientation
         self.dateTimeOriginal = dateTimeOriginal
         self.make = make
         self.model = model
+        self.lensMake = lensMake
+        self.lensModel = lensModel
+        self.exposureTime = exposureTime
+        self.fNumber = fNumber
+        self.iso = iso
+        self.focalLength = focalLength
+        self.focalLength35mm = focalLength35mm
+        self.gps = gps
     }
 }
 

@@ -124,7 +124,7 @@ import Glibc
     static func wantedSpec(for path: String, page: String, scale: Int, catalog: Catalog) -> String {
         if page == "photo" { return scale == 1 ? "960" : "1920" }
         let id = String(path.split(separator: "/")[1])
-        guard let item = catalog.items[id], case .file(_, let file) = item.source,
+        guard let item = catalog.items[id], let file = item.absolutePath,
               let data = FileManager.default.contents(atPath: file), let info = try? ImageCodec.probe(Array(data)) else {
             return scale == 1 ? "240x240" : "480x480"
         }

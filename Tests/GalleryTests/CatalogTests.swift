@@ -29,7 +29,7 @@ import Testing
         for item in catalog.items.values {
             #expect(StableID.isWellFormed(item.id))
             #expect(!item.id.contains("/"))
-            if case .file(let rel, let abs) = item.source {
+            if case .file(let rel, _) = item.source, let abs = item.absolutePath {
                 #expect(abs.hasPrefix(ImageFiles.realPath(library.root)! + "/"))
                 #expect(item.id == StableID.make("item:" + rel))
             }

@@ -164,7 +164,7 @@ enum ImageURLs {
         let parts = url.split(separator: "?")[0].split(separator: "/")
         guard parts.count == 3, let item = catalog.items[String(parts[1])],
               let spec = RenderFormat.split(String(parts[2])).flatMap({ SizeSpec(parsing: $0.size) }),
-              case .file(_, let path) = item.source, let data = FileManager.default.contents(atPath: path),
+              let path = item.absolutePath, let data = FileManager.default.contents(atPath: path),
               let info = try? ImageCodec.probe(Array(data)) else { return nil }
         let plan = spec.mode.plan(width: info.orientedWidth, height: info.orientedHeight)
         return (plan.outputWidth, plan.outputHeight)

@@ -77,7 +77,7 @@ import Testing
         pc.log = { _ in }
         let pipeline = ImagePipeline(configuration: pc)
         for item in Self.scan(library).items.values {
-            guard case .file(_, let path) = item.source else { continue }
+            guard let path = item.absolutePath else { continue }
             let indexed = try FileIndexing.read(path: path)
             #expect(indexed.version == (try pipeline.version(url: item.sourceURL)))
             #expect(indexed.facts == (try pipeline.facts(url: item.sourceURL)))

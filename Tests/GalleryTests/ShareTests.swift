@@ -216,6 +216,15 @@ import Testing
         #expect(f.get("/s/\(trips)/album/\(f.album("Trips/2024 Summer").id)").status == 404)
     }
 
+    @Test func aLinkPastedWithoutItsSlashRedirectsOnlyWhenValid() throws {
+        let f = try Fixture()
+        let token = try f.token("Secret")
+        let bare = f.get("/s/\(token)")
+        #expect(bare.status == 302 && bare.location == "/s/\(token)/")
+        #expect(f.get("/s/\(token)?page=2").location == "/s/\(token)/?page=2")
+        #expect(f.get("/s/\(token.dropLast())").status == 404)
+    }
+
     @Test func replacingTheKeyRevokesEveryLink() throws {
         let f = try Fixture()
         let token = try f.token("Secret")

@@ -22,7 +22,8 @@ struct HEIFReferenceDecodeTests {
 
     @Test("1/2, 1/4 and 1/8 decodes are the box reduction of libheif's image in displayed orientation",
           arguments: ["heif_RGBA_8__29x100.heif", "heif_L_10__29x100.heif", "generated/grid_3x2_rot180.heic",
-                      "generated/mirror1_rot270_clap_even.heic", "generated/iden_rot90_of_mirror.heic", "heif_RGB_12__128x128.heif"])
+                      "generated/mirror1_rot270_clap_even.heic", "generated/iden_rot90_of_mirror.heic", "heif_RGB_12__128x128.heif",
+                      "generated/iovl_two_inputs.heic", "generated/iovl_grid_rot90.heic"])
     func reduced(_ file: String) throws {
         let bytes = try HEIFFixtures.bytes(file)
         let reference = try HEIFFixtures.reference(HEIFFixtures.referencePath(file))

@@ -30,6 +30,9 @@ enum HEIFFixtures {
         "generated/rot90_mirror0.heic", "generated/mirror1_rot270_clap_even.heic", "generated/vui709_limited.heic",
         "generated/nclx709_full_over_vui601_limited.heic", "generated/yuv444_10bit_limited_nclx.heic",
         "generated/grid_3x2_rot180.heic", "generated/iden_rot90_of_mirror.heic", "generated/with_thumbnail.heic",
+        "generated/orient_irot1.heic", "generated/orient_imir1.heic", "generated/orient_irot3_imir0.heic",
+        "generated/iovl_two_inputs.heic", "generated/iovl_negative_long.heic", "generated/iovl_grid_rot90.heic",
+        "generated/alpha_grid.heic", "generated/thumb_magenta.heic",
     ]
 
     /// Odd crops and odd-sized turns of 4:2:0 images: libheif first upsamples chroma to 4:4:4

@@ -260,6 +260,26 @@ import Testing
         #expect(Renderer.coveringThumbnail(info, width: 480, height: 640) == nil)
     }
 
+    /// A 128x96 grid whose 64x48 `thmb` is plain magenta: sizes the thumbnail covers come from
+    /// it (as libvips does), bigger ones from the grid.
+    @Test func embeddedThumbnailServesTheSizesItCovers() throws {
+        let bytes = try fixtureBytes("heic/generated/thumb_magenta.heic")
+        func centre(_ mode: ResizeMode) throws -> (width: Int, height: Int, rgb: [Int]) {
+            let outcome = try Renderer.render(bytes, mode: mode)
+            let bitmap = try ImageCodec.decode(outcome.image.bytes).bitmap.converted(to: .rgb)
+            let i = ((bitmap.height / 4) * bitmap.width + bitmap.width / 4) * 3
+            return (bitmap.width, bitmap.height, bitmap.pixels[i..<(i + 3)].map(Int.init))
+        }
+        let covered = try centre(.fit(maxEdge: 64))
+        #expect(covered.width == 64 && covered.height == 48)
+        #expect(covered.rgb[0] > 180 && covered.rgb[1] < 80 && covered.rgb[2] > 180, "64 px: \(covered.rgb), want the magenta thumbnail")
+        let square = try centre(.cover(width: 48, height: 48))
+        #expect(square.rgb[0] > 180 && square.rgb[1] < 80 && square.rgb[2] > 180, "48x48 cover: \(square.rgb), want the magenta thumbnail")
+        let bigger = try centre(.fit(maxEdge: 128))
+        #expect(bigger.width == 128 && bigger.height == 96)
+        #expect(bigger.rgb[0] > 180 && bigger.rgb[1] < 80 && bigger.rgb[2] < 80, "128 px: \(bigger.rgb), want the grid's red quadrant")
+    }
+
     @Test func gridAndDetailSizesRenderUpright() throws {
         let bytes = try fixtureBytes(Self.arrow)
         // 240x240 comes from the thumbnail item, 480 from the tiles.

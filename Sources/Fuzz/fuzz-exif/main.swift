@@ -11,6 +11,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let tiff = ExifReader.parse(tiff: bytes[...])
     if let text = tiff.make { precondition(text.utf8.count <= 256, "make longer than the 256-byte cap") }
+    if let text = tiff.lensModel { precondition(text.utf8.count <= 256, "lens model longer than the 256-byte cap") }
+    if let gps = tiff.gps { precondition(abs(gps.latitude) <= 90 && abs(gps.longitude) <= 180, "GPS position out of range") }
     _ = ExifReader.parse(app1: bytes[...])
     let app1 = [0x45, 0x78, 0x69, 0x66, 0, 0] + bytes
     let viaApp1 = ExifReader.parse(app1: app1[...])

@@ -93,6 +93,11 @@ public final class GalleryApp: FastCGIHandler, Sendable {
         var shared = false
         if let share = Router.shareScope(path: path) {
             guard let view = sharedView(token: share.token) else { return ("share", errors.response(404)) }
+            // "/s/<token>" as pasted without its slash: relative links on the page need the slash.
+            if !path.hasSuffix("/"), share.rest == "/" {
+                let query = request.query.isEmpty ? "" : "?" + request.query
+                return ("share", HTTPResponses.redirect(to: path + "/" + query))
+            }
             path = share.rest
             catalog = view
             shared = true

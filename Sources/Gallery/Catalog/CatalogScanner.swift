@@ -67,6 +67,7 @@ public struct CatalogScanner: Sendable {
             return Result(catalog: .empty(siteTitle: siteTitle), fingerprint: 0, warnings: ["library root \(root) not found"])
         }
         state.realRoot = realRoot
+        state.root = LibraryRoot(realRoot)
         var manifest: Manifest?
         let manifestPath = realRoot + "/" + Manifest.fileName
         var st = stat()
@@ -81,12 +82,14 @@ public struct CatalogScanner: Sendable {
         let title = manifest?.title ?? siteTitle
         let rootID = walk(relativePath: "", parentID: nil, privateRoot: nil, depth: 0, state: &state, manifest: manifest, title: title, list: list)
         addRemoteItems(manifest?.remote ?? [], rootID: rootID, state: &state, manifest: manifest)
-        let catalog = Catalog(siteTitle: title, rootID: rootID, albums: state.albums, items: state.items)
+        var catalog = Catalog(siteTitle: title, rootID: rootID, albums: state.albums, items: state.items)
+        catalog.showLocation = manifest?.showLocation ?? false
         return Result(catalog: catalog, fingerprint: state.fingerprint, warnings: state.warnings)
     }
 
     private struct ScanState {
         var realRoot = ""
+        var root = LibraryRoot("")
         var albums: [String: CatalogAlbum] = [:]
         var items: [String: CatalogItem] = [:]
         var usedIDs = Set<String>()
@@ -156,12 +159,8 @@ public struct CatalogScanner: Sendable {
             let rel = relativePath.isEmpty ? image.name : relativePath + "/" + image.name
             let id = state.uniqueID("item:" + rel)
             let text = manifest?.items?[rel]
-            state.items[id] = CatalogItem(
-                id: id, albumID: albumID, fileName: image.name,
-                title: nonEmpty(text?.title) ?? CatalogNaming.title(fromFileName: image.name, dropExtension: true),
-                caption: nonEmpty(text?.caption),
-                source: .file(relativePath: rel, absolutePath: absolute + "/" + image.name), fileSize: image.stamp.size,
-                modified: image.stamp.mtimeSeconds, stamp: image.stamp)
+            state.items[id] = CatalogItem(id: id, albumID: albumID, givenTitle: nonEmpty(text?.title), caption: nonEmpty(text?.caption),
+                                          source: .file(relativePath: rel, root: state.root), stamp: image.stamp)
             itemIDs.append(id)
         }
         var albumIDs: [String] = []
@@ -216,12 +215,8 @@ public struct CatalogScanner: Sendable {
             let albumName = nonEmpty(entry.album) ?? "Remote"
             let albumID = remoteAlbum(named: albumName, rootID: rootID, state: &state, manifest: manifest)
             let id = state.uniqueID("url:" + entry.url)
-            let lastSegment = URL(string: entry.url)?.lastPathComponent ?? ""
-            let fileName = lastSegment.isEmpty || lastSegment == "/" ? "image" : lastSegment
-            state.items[id] = CatalogItem(
-                id: id, albumID: albumID, fileName: fileName,
-                title: nonEmpty(entry.title) ?? CatalogNaming.title(fromFileName: fileName, dropExtension: true),
-                caption: nonEmpty(entry.caption), source: .remote(url: entry.url), fileSize: nil, modified: nil, stamp: nil)
+            state.items[id] = CatalogItem(id: id, albumID: albumID, givenTitle: nonEmpty(entry.title), caption: nonEmpty(entry.caption),
+                                          source: .remote(url: entry.url), stamp: nil)
             state.albums[albumID]?.itemIDs.append(id)
         }
     }

@@ -128,9 +128,14 @@ public final class CatalogStore: Sendable {
     }
 
     private func watchLoop() {
-        refreshAndIndex(force: true)
+        // The folders are watched before the first pass, so a change made while it runs (a
+        // first indexing of a large library takes minutes) is queued and handled right after
+        // it, instead of waiting for the next full scan; the folders that pass found are
+        // watched once it is done.
         let watcher = DirectoryWatcher()
         var watching = watcher.map { $0.watch(folders()) } ?? false
+        refreshAndIndex(force: true)
+        if let watcher, watching { watching = watcher.watch(folders()) }
         if watcher == nil { log("catalog: inotify unavailable; polling folders every \(refreshInterval) s") }
         if watcher != nil && !watching { log("catalog: inotify refused a watch (fs.inotify.max_user_watches?); polling folders") }
         var lastFull = CatalogStore.now()

@@ -6,6 +6,7 @@ extension Catalog {
     /// private root leaves an empty gallery.
     public func publicView() -> Catalog {
         var view = Catalog(siteTitle: siteTitle, rootID: rootID, albums: [:], items: [:])
+        view.showLocation = showLocation
         guard let root = albums[rootID] else { return self }
         guard root.privateRoot == nil else {
             var empty = root
@@ -27,6 +28,7 @@ extension Catalog {
         let privacy = top.privateRoot
         top.parentID = nil
         var view = Catalog(siteTitle: siteTitle, rootID: albumID, albums: [:], items: [:])
+        view.showLocation = showLocation
         view.linkPrefix = linkPrefix
         var source = self
         source.albums[albumID] = top

@@ -12,6 +12,8 @@ import Foundation
 /// `album` (default "Remote"), created at the top level when no such folder exists.
 /// `sort` ("date" or "name") orders the photos of every album, or of one album when given in
 /// its entry; the album's own word wins, then the site's, then `--sort`.
+/// `"show_location": true` lets detail pages show where a photo was taken (its EXIF GPS
+/// position, with a map link); without it (the default) pages never show coordinates.
 public struct Manifest: Sendable, Decodable, Equatable {
     public struct Text: Sendable, Decodable, Equatable {
         public var title: String?
@@ -35,6 +37,14 @@ public struct Manifest: Sendable, Decodable, Equatable {
     public var albums: [String: Text]?
     public var items: [String: Text]?
     public var remote: [RemoteItem]?
+    /// Whether pages may show a photo's GPS position. Default false: a position is private
+    /// data (where someone lives), so it is shown only when the owner says so.
+    public var showLocation: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case title, sort, albums, items, remote
+        case showLocation = "show_location"
+    }
 
     /// The manifest file name looked for in the root.
     public static let fileName = "gallery.json"

@@ -33,7 +33,8 @@ enum ZipContents {
     /// The file behind `item`: the library file, or the disk-cached remote original.
     private static func source(of item: CatalogItem, pipeline: ImagePipeline) -> (path: String, size: Int, modified: Int)? {
         switch item.source {
-        case .file(_, let absolutePath):
+        case .file(let rel, let root):
+            let absolutePath = root.path + "/" + rel
             guard let size = item.fileSize else { return nil }
             return (absolutePath, size, item.modified ?? 0)
         case .remote(let url):

@@ -119,7 +119,7 @@ extension GalleryApp {
             if (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || "-._~".contains(c) {
                 encoded.append(c)
             } else {
-                encoded += "%" + String(b >> 4, radix: 16, uppercase: true) + String(b & 0xf, radix: 16, uppercase: true)
+                encoded += Hex.percentEscape(b)
             }
         }
         return "inline; filename=\"\(ascii)\"; filename*=UTF-8''\(encoded)"

@@ -129,21 +129,12 @@ public enum QueryString {
         var it = text.utf8.makeIterator()
         while let b = it.next() {
             if b == UInt8(ascii: "%") {
-                guard let h = it.next().flatMap(hexValue), let l = it.next().flatMap(hexValue) else { return nil }
+                guard let h = it.next().flatMap(Hex.value), let l = it.next().flatMap(Hex.value) else { return nil }
                 bytes.append(h << 4 | l)
             } else {
                 bytes.append(b == UInt8(ascii: "+") ? 0x20 : b)
             }
         }
         return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ b: UInt8) -> UInt8? {
-        switch b {
-        case 0x30...0x39: return b - 0x30
-        case 0x41...0x46: return b - 0x41 + 10
-        case 0x61...0x66: return b - 0x61 + 10
-        default: return nil
-        }
     }
 }

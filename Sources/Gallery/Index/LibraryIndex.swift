@@ -56,8 +56,13 @@ public struct LibraryListing: Sendable {
 /// again. When the folder cannot be written (a read-only cache), `open` answers nil and the
 /// app serves from scans as it did without an index.
 public final class LibraryIndex: Sendable {
-    /// Bump when the schema changes: older files are then rebuilt.
-    public static let schemaVersion = 1
+    /// Bump when the schema changes: files of a version `migrations` does not start from are
+    /// rebuilt; the others are migrated in place.
+    public static let schemaVersion = 2
+    /// What rows written by this build know (`facts_level`): 1 = size, format, date, camera;
+    /// 2 = also lens, exposure and GPS. Rows of a lower level keep serving pages, and the
+    /// indexer reads their files again in the background as if their stamp had changed.
+    public static let factsLevel = 2
     /// "GIdx": marks the file as ours.
     static let applicationID = 0x4749_6478
 
@@ -106,7 +111,8 @@ public final class LibraryIndex: Sendable {
             camera_make TEXT,
             camera_model TEXT,
             placeholder TEXT,
-            failure TEXT
+            failure TEXT,
+            \(shotColumnsSQL)
         ) WITHOUT ROWID;
         CREATE INDEX photos_by_album ON photos(album, name);
         CREATE TABLE albums(
@@ -117,6 +123,28 @@ public final class LibraryIndex: Sendable {
             last_taken TEXT
         ) WITHOUT ROWID;
         """
+
+    /// The columns schema 2 added (lens, exposure, GPS, the facts level), as in CREATE TABLE
+    /// and, one by one, in ALTER TABLE when a schema 1 file is migrated.
+    static let shotColumns = [
+        "lens_make TEXT", "lens_model TEXT", "exposure_s REAL", "f_number REAL", "iso INTEGER", "focal_mm REAL",
+        "focal_35mm INTEGER", "latitude REAL", "longitude REAL", "altitude REAL", "facts_level INTEGER NOT NULL DEFAULT 1",
+    ]
+    static var shotColumnsSQL: String { shotColumns.joined(separator: ",\n    ") }
+
+    /// Schema 1 → 2: the new columns, NULL in existing rows (facts level 1), so the file keeps
+    /// serving while the indexer refreshes those rows. The version is read again under the
+    /// write lock: another worker process opening the same file may have migrated it first.
+    static func migrate(_ db: SQLiteConnection) throws(SQLiteError) {
+        try db.transaction { () throws(SQLiteError) in
+            let version = try db.scalar("PRAGMA user_version") ?? 0
+            guard version < schemaVersion else { return }
+            if version < 2 {
+                for column in shotColumns { try db.execute("ALTER TABLE photos ADD COLUMN \(column)") }
+            }
+            try db.execute("PRAGMA user_version=\(schemaVersion)")
+        }
+    }
 
     /// Opens `path` and checks that it is our index of this schema; anything else is deleted
     /// and created anew (once).
@@ -155,7 +183,8 @@ public final class LibraryIndex: Sendable {
         let application = try db.scalar("PRAGMA application_id") ?? 0
         guard application == applicationID else { throw IndexProblem(why: "not a gallery index (application_id \(application))") }
         let version = try db.scalar("PRAGMA user_version") ?? 0
-        guard version == schemaVersion else { throw IndexProblem(why: "schema \(version), this build uses \(schemaVersion)") }
+        if version == 1 { try migrate(db) }
+        guard version == 1 || version == schemaVersion else { throw IndexProblem(why: "schema \(version), this build uses \(schemaVersion)") }
         // Reads the root pages: a file damaged beyond its header fails here rather than later.
         _ = try db.scalar("SELECT count(*) FROM albums")
         return db
@@ -203,15 +232,23 @@ public final class LibraryIndex: Sendable {
 
     static let photoColumns = """
         path, size, mtime_s, mtime_ns, inode, version, width, height, pixels, format, colour_space, date_taken, \
-        camera_make, camera_model, placeholder, failure
+        camera_make, camera_model, placeholder, failure, lens_make, lens_model, exposure_s, f_number, iso, focal_mm, \
+        focal_35mm, latitude, longitude, altitude, facts_level
         """
 
     static func photo(_ row: SQLRow) -> IndexedPhoto {
         let stamp = FileStamp(size: row.int(1), mtimeSeconds: row.int(2), mtimeNanoseconds: row.int(3), inode: UInt64(bitPattern: Int64(row.int(4))))
         var facts: ImageFacts?
         if let width = row.optionalInt(6), let height = row.optionalInt(7), let format = row.text(9) {
+            let shot = ShotFacts(lensMake: row.text(16), lensModel: row.text(17), exposureSeconds: row.double(18), fNumber: row.double(19),
+                                 iso: row.optionalInt(20), focalLength: row.double(21), focalLength35mm: row.optionalInt(22))
+            var location: PhotoLocation?
+            if let latitude = row.double(23), let longitude = row.double(24) {
+                location = PhotoLocation(latitude: latitude, longitude: longitude, altitude: row.double(25))
+            }
             facts = ImageFacts(width: width, height: height, pixelCount: row.optionalInt(8) ?? width * height, format: format,
-                               dateTaken: row.text(11), cameraMake: row.text(12), cameraModel: row.text(13), colourSpace: row.text(10))
+                               dateTaken: row.text(11), cameraMake: row.text(12), cameraModel: row.text(13), colourSpace: row.text(10),
+                               shot: shot, location: location)
         }
         return IndexedPhoto(relativePath: row.text(0) ?? "", stamp: stamp, version: row.text(5) ?? "", facts: facts,
                             placeholder: row.text(14), failure: row.text(15))
@@ -242,13 +279,21 @@ public final class LibraryIndex: Sendable {
         } ?? [:]
     }
 
+    /// What the indexer compares with a scan: a row's stamp, and whether its facts are of
+    /// this build's level (a row of a lower one is read again).
+    struct RowStamp: Equatable {
+        var stamp: FileStamp
+        var current: Bool
+    }
+
     /// Stamps of the photos in one folder, by file name.
-    func stamps(folder: String) -> [String: FileStamp]? {
-        read { db throws(SQLiteError) -> [String: FileStamp] in
-            var out: [String: FileStamp] = [:]
-            try db.run("SELECT name, size, mtime_s, mtime_ns, inode FROM photos WHERE album = ?", [.text(folder)]) { row in
-                out[row.text(0) ?? ""] = FileStamp(size: row.int(1), mtimeSeconds: row.int(2), mtimeNanoseconds: row.int(3),
-                                                   inode: UInt64(bitPattern: Int64(row.int(4))))
+    func stamps(folder: String) -> [String: RowStamp]? {
+        read { db throws(SQLiteError) -> [String: RowStamp] in
+            var out: [String: RowStamp] = [:]
+            try db.run("SELECT name, size, mtime_s, mtime_ns, inode, facts_level FROM photos WHERE album = ?", [.text(folder)]) { row in
+                let stamp = FileStamp(size: row.int(1), mtimeSeconds: row.int(2), mtimeNanoseconds: row.int(3),
+                                      inode: UInt64(bitPattern: Int64(row.int(4))))
+                out[row.text(0) ?? ""] = RowStamp(stamp: stamp, current: row.int(5) >= Self.factsLevel)
             }
             return out
         }
@@ -324,20 +369,35 @@ public final class LibraryIndex: Sendable {
         } ?? false
     }
 
+    /// Inserts or replaces a row; a row re-read with the same version (a facts level refresh,
+    /// a touched file) keeps the placeholder it had unless the new one brings its own.
+    static let putSQL: String = {
+        let columns = (photoColumns + ", album, name").split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let updates = columns.filter { $0 != "path" }.map { column in
+            column == "placeholder"
+                ? "placeholder = CASE WHEN photos.version = excluded.version THEN coalesce(excluded.placeholder, photos.placeholder) ELSE excluded.placeholder END"
+                : "\(column) = excluded.\(column)"
+        }
+        return """
+            INSERT INTO photos(\(columns.joined(separator: ", "))) VALUES(\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
+            ON CONFLICT(path) DO UPDATE SET \(updates.joined(separator: ", "))
+            """
+    }()
+
     private static func put(_ p: IndexedPhoto, db: SQLiteConnection) throws(SQLiteError) {
         let cut = p.relativePath.lastIndex(of: "/")
         let album = cut.map { String(p.relativePath[..<$0]) } ?? ""
         let name = cut.map { String(p.relativePath[p.relativePath.index(after: $0)...]) } ?? p.relativePath
         let f = p.facts
-        try db.run("""
-            INSERT OR REPLACE INTO photos(\(photoColumns), album, name)
-            VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [
+        try db.run(putSQL, [
                 .text(p.relativePath), .int(p.stamp.size), .int(p.stamp.mtimeSeconds), .int(p.stamp.mtimeNanoseconds),
                 .int(Int(Int64(bitPattern: p.stamp.inode))), .text(p.version), .optional(f?.width), .optional(f?.height),
                 .optional(f?.pixelCount), .optional(f?.format), .optional(f?.colourSpace), .optional(f?.dateTaken),
                 .optional(f?.cameraMake), .optional(f?.cameraModel), .optional(p.placeholder), .optional(p.failure),
-                .text(album), .text(name),
+                .optional(f?.shot.lensMake), .optional(f?.shot.lensModel), .optional(f?.shot.exposureSeconds),
+                .optional(f?.shot.fNumber), .optional(f?.shot.iso), .optional(f?.shot.focalLength), .optional(f?.shot.focalLength35mm),
+                .optional(f?.location?.latitude), .optional(f?.location?.longitude), .optional(f?.location?.altitude),
+                .int(factsLevel), .text(album), .text(name),
             ])
     }
 

@@ -54,14 +54,15 @@ public final class LibraryIndexer: Sendable {
         var folders = Set<String>()
         for album in catalog.albums.values {
             let files = album.itemIDs.compactMap { id -> (name: String, rel: String, abs: String, stamp: FileStamp)? in
-                guard let item = catalog.items[id], case .file(let rel, let abs) = item.source, let stamp = item.stamp else { return nil }
-                return (item.fileName, rel, abs, stamp)
+                guard let item = catalog.items[id], case .file(let rel, let root) = item.source, let stamp = item.stamp else { return nil }
+                return (item.fileName, rel, root.path + "/" + rel, stamp)
             }
             guard !files.isEmpty || !album.relativePath.isEmpty else { continue }
             folders.insert(album.relativePath)
             guard var known = index.stamps(folder: album.relativePath) else { return summary }
             for file in files {
-                if known.removeValue(forKey: file.name) != file.stamp { pending.append((file.rel, file.abs)) }
+                let row = known.removeValue(forKey: file.name)
+                if row?.stamp != file.stamp || row?.current != true { pending.append((file.rel, file.abs)) }
             }
             for gone in known.keys {
                 removals.append(.remove(relativePath: album.relativePath.isEmpty ? gone : album.relativePath + "/" + gone))

@@ -23,6 +23,8 @@ enum SQLValue {
 
     static func optional(_ text: String?) -> SQLValue { text.map(SQLValue.text) ?? .null }
     static func optional(_ number: Int?) -> SQLValue { number.map(SQLValue.int) ?? .null }
+    /// A finite number, else NULL (SQLite would store a NaN as NULL anyway).
+    static func optional(_ number: Double?) -> SQLValue { number.flatMap { $0.isFinite ? SQLValue.real($0) : nil } ?? .null }
 }
 
 /// One row of a result, valid only inside the callback that receives it.

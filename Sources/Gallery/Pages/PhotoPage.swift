@@ -39,7 +39,7 @@ extension GalleryApp {
         case .failed:
             break
         }
-        photo["facts"] = .list(factList(item: item, facts: facts))
+        photo["facts"] = .list(factList(item: item, facts: facts, showLocation: catalog.showLocation))
         context["photo"] = .object(photo)
         let (previous, next) = catalog.neighbours(of: itemID)
         let prefix = catalog.linkPrefix
@@ -56,9 +56,13 @@ extension GalleryApp {
         return HTTPResponses.html(200, templates.renderPage("photo", context: .object(context)))
     }
 
-    private func factList(item: CatalogItem, facts: ImageFacts?) -> [TemplateValue] {
+    /// The facts shown beside the photo. The GPS position is among them only when
+    /// `showLocation` (`gallery.json`'s `show_location`) says so.
+    private func factList(item: CatalogItem, facts: ImageFacts?, showLocation: Bool) -> [TemplateValue] {
         var list: [TemplateValue] = []
-        func add(_ label: String, _ value: String) { list.append(["label": .string(label), "value": .string(value)]) }
+        func add(_ label: String, _ value: String, url: String? = nil) {
+            list.append(["label": .string(label), "value": .string(value), "url": .optional(url)])
+        }
         if let facts {
             add("Dimensions", "\(facts.width) × \(facts.height) px")
             let megapixels = Double(facts.pixelCount) / 1_000_000
@@ -69,7 +73,12 @@ extension GalleryApp {
             add("Format", facts.format)
             if let colourSpace = facts.colourSpace { add("Colour space", colourSpace) }
             if let taken = facts.dateTaken { add("Taken", GalleryApp.readableExifDate(taken)) }
-            if let camera = GalleryApp.cameraName(make: facts.cameraMake, model: facts.cameraModel) { add("Camera", camera) }
+            let camera = GalleryApp.cameraName(make: facts.cameraMake, model: facts.cameraModel)
+            if let line = ShotSummary.line(camera: camera, shot: facts.shot) { add("Camera", line) }
+            if let lens = ShotSummary.lens(facts.shot) { add("Lens", lens) }
+            if showLocation, let location = facts.location {
+                add("Location", ShotSummary.coordinates(location), url: ShotSummary.mapURL(location))
+            }
         }
         add("File", item.fileName)
         return list

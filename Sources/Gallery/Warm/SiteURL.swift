@@ -91,7 +91,7 @@ public struct SiteURL: Sendable, Equatable {
         var out = ""
         for byte in clean.utf8 {
             if byte <= 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") {
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+                out += Hex.percentEscape(byte)
             } else {
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             }
@@ -106,9 +106,5 @@ extension String {
         while let c = s.first, c == " " || c == "\t" || c == "\n" || c == "\r" || c == "\r\n" || c == "\u{0C}" { s = s.dropFirst() }
         while let c = s.last, c == " " || c == "\t" || c == "\n" || c == "\r" || c == "\r\n" || c == "\u{0C}" { s = s.dropLast() }
         return String(s)
-    }
-
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

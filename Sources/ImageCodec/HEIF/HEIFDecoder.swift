@@ -48,14 +48,13 @@ enum HEIFDecoder {
         guard graph.thumbnails.indices.contains(index) else { throw ImageCodecError(.invalidArgument, "no embedded thumbnail \(index)") }
         let plan = graph.thumbnails[index].plan
         try limits.check(estimate(graph, plan: plan, alpha: nil, reduction: reduction))
-        let renderer = HEIFPictureRenderer(container: graph.container, plan: plan, factor: reduction, limits: limits,
-                                           decodeTile: tileDecoder ?? defaultTileDecoder)
         var result = info(graph)
         result.width = plan.displayWidth
         result.height = plan.displayHeight
         result.tileCount = plan.tiles.count
         result.hasAlpha = false
-        return DecodedImage(bitmap: try renderer.render(alpha: nil, premultiplied: false), info: result)
+        let bitmap = try render(graph, plan: plan, reduction: reduction, limits: limits, decodeTile: tileDecoder ?? defaultTileDecoder)
+        return DecodedImage(bitmap: bitmap, info: result)
     }
 
     static let defaultTileDecoder: HEIFTileDecoder = { try HEVCDecoder.decode(parameterSets: $0, data: $1, lengthSize: $2, limits: $3) }
@@ -75,8 +74,14 @@ enum HEIFDecoder {
         var e = DecodeMemoryEstimate("HEIF \(p.displayWidth)x\(p.displayHeight) (\(p.tiles.count) tiles) at \(8 / f)/8")
         let outW = (p.displayWidth + f - 1) / f, outH = (p.displayHeight + f - 1) / f
         e.add("output", outW, outH, channels)
+        if p.overlay != nil {
+            e.add("overlay canvas and inputs", bytes: HEIFOverlayRenderer.workingBytes(p, factor: f) { maxItemCopy(graph, $0) })
+            return e
+        }
         e.add("tile buffers", bytes: HEIFPictureRenderer.workingBytes(p, factor: f, channels: channels, maxItemBytes: maxItemCopy(graph, p)))
-        if let a = alpha {
+        if let a = alpha, HEIFPictureRenderer.alphaFollowsTiles(a, p) {
+            e.add("alpha tile", bytes: HEIFPictureRenderer.alphaTileBytes(a, maxItemBytes: maxItemCopy(graph, a)))
+        } else if let a = alpha {
             e.add("alpha plane", p.displayWidth, p.displayHeight)
             e.add("alpha decode", bytes: DecodeMemoryEstimate.sum([DecodeMemoryEstimate.product([a.displayWidth, a.displayHeight]),
                                                                    HEIFPictureRenderer.workingBytes(a, factor: 1, channels: 1, maxItemBytes: maxItemCopy(graph, a))]))
@@ -96,15 +101,27 @@ enum HEIFDecoder {
         try limits.check(estimate(graph, reduction: reduction))
         let p = graph.primary
         var alphaPlane: [UInt8]?
-        if let a = graph.alpha {
+        if let a = graph.alpha, !HEIFPictureRenderer.alphaFollowsTiles(a, p) {
             let renderer = HEIFPictureRenderer(container: graph.container, plan: a, factor: 1, limits: limits, decodeTile: decodeTile)
             var plane = try renderer.render(alpha: nil, premultiplied: false)
             if plane.layout != .gray { plane = plane.converted(to: .gray) }
             alphaPlane = scaledNearest(plane, width: p.displayWidth, height: p.displayHeight)
         }
-        let renderer = HEIFPictureRenderer(container: graph.container, plan: p, factor: reduction, limits: limits, decodeTile: decodeTile)
-        let bitmap = try renderer.render(alpha: alphaPlane, premultiplied: graph.premultipliedAlpha)
+        let alphaTiles = graph.alpha.flatMap { HEIFPictureRenderer.alphaFollowsTiles($0, p) ? $0 : nil }
+        let bitmap = try render(graph, plan: p, reduction: reduction, limits: limits, decodeTile: decodeTile, alpha: alphaPlane,
+                                alphaTiles: alphaTiles, premultiplied: graph.premultipliedAlpha)
         return DecodedImage(bitmap: bitmap, info: info(graph))
+    }
+
+    /// `plan` drawn by the renderer its kind needs: an overlay's canvas, or tiles.
+    private static func render(_ graph: HEIFImageGraph, plan: HEIFPicturePlan, reduction: Int, limits: DecodeLimits,
+                               decodeTile: @escaping HEIFTileDecoder, alpha: [UInt8]? = nil, alphaTiles: HEIFPicturePlan? = nil,
+                               premultiplied: Bool = false) throws -> Bitmap {
+        if plan.overlay != nil {
+            return try HEIFOverlayRenderer(container: graph.container, plan: plan, factor: reduction, limits: limits, decodeTile: decodeTile).render()
+        }
+        let renderer = HEIFPictureRenderer(container: graph.container, plan: plan, factor: reduction, limits: limits, decodeTile: decodeTile)
+        return try renderer.render(alpha: alpha, alphaTiles: alphaTiles, premultiplied: premultiplied)
     }
 
     /// `plane` resized to `width` × `height` by nearest neighbour (libheif's rule for an alpha

@@ -25,6 +25,8 @@ struct HEIFPicturePlan {
     var transform: HEIFTransform
     var nclx: ColourCodePoints?
     var icc: [UInt8]?
+    /// `iovl` items: the inputs drawn on the canvas (`tiles` is then empty).
+    var overlay: HEIFOverlay?
 
     var displayWidth: Int { transform.displayWidth }
     var displayHeight: Int { transform.displayHeight }
@@ -53,7 +55,8 @@ struct HEIFImageGraph {
         primary = try Self.plan(container, id: primaryID, limits: limits, path: [])
         var alphaPlan: HEIFPicturePlan?
         var alphaID: Int?
-        for id in container.referrers(FourCC("auxl"), to: primaryID) {
+        // An overlay's canvas has no alpha (libheif 1.23).
+        for id in container.referrers(FourCC("auxl"), to: primaryID) where primary.overlay == nil {
             let props = try container.properties(of: id)
             if props.contains(where: { if case .auxC(let urn) = $0.property { return heifAlphaURNs.contains(urn) } else { return false } }) {
                 alphaPlan = try Self.plan(container, id: id, limits: limits, path: [primaryID])
@@ -106,6 +109,8 @@ struct HEIFImageGraph {
             plan = try codedPlan(c, id: id, props: props, limits: limits)
         case FourCC("grid"):
             plan = try gridPlan(c, id: id, props: props, limits: limits)
+        case FourCC("iovl"):
+            plan = try overlayPlan(c, id: id, props: props, limits: limits, path: path + [id])
         case FourCC("iden"):
             let sources = c.references(FourCC("dimg"), from: id)
             guard sources.count == 1 else { throw ImageCodecError(.corrupt, "'iden' item \(id) has \(sources.count) sources") }

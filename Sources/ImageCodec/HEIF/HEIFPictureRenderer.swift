@@ -41,10 +41,12 @@ struct HEIFPictureRenderer {
     }
 
     /// The displayed picture reduced by `factor`: gray or RGB, with alpha when `alpha` (the
-    /// displayed alpha plane at full size, `plan.displayWidth` wide) is given.
-    func render(alpha: [UInt8]?, premultiplied: Bool) throws -> Bitmap {
+    /// displayed alpha plane at full size, `plan.displayWidth` wide) or `alphaTiles` (an alpha
+    /// plan that `alphaFollowsTiles` this one, decoded tile by tile) is given.
+    func render(alpha: [UInt8]?, alphaTiles: HEIFPicturePlan? = nil, premultiplied: Bool) throws -> Bitmap {
         let t = plan.transform
-        let layout: Bitmap.Layout = hasChroma ? (alpha == nil ? .rgb : .rgba) : (alpha == nil ? .gray : .grayAlpha)
+        let opaque = alpha == nil && alphaTiles == nil
+        let layout: Bitmap.Layout = hasChroma ? (opaque ? .rgb : .rgba) : (opaque ? .gray : .grayAlpha)
         let c = layout.channels
         let outW = reducedWidth, outH = reducedHeight
         var output = try Bitmap(width: outW, height: outH, layout: layout)
@@ -56,7 +58,7 @@ struct HEIFPictureRenderer {
         let converterBase = (plan.configuration.chromaFormat, plan.configuration.bitDepthLuma, plan.configuration.bitDepthChroma)
         let cropRight = t.cropX + t.cropWidth, cropBottom = t.cropY + t.cropHeight
 
-        for tile in plan.tiles {
+        for (index, tile) in plan.tiles.enumerated() {
             let x0 = max(tile.x, t.cropX), x1 = min(tile.x + plan.tileWidth, cropRight)
             let y0 = max(tile.y, t.cropY), y1 = min(tile.y + plan.tileHeight, cropBottom)
             guard x0 < x1, y0 < y1 else { continue }
@@ -67,6 +69,7 @@ struct HEIFPictureRenderer {
                   picture.planes[0].width == picture.width, picture.planes[0].samples.count >= picture.width * picture.height else {
                 throw ImageCodecError(.corrupt, "tile \(tile.itemID) decodes to \(picture.width)x\(picture.height) \(picture.chromaFormat), expected \(plan.tileWidth)x\(plan.tileHeight) \(converterBase.0)")
             }
+            let alphaTile = try alphaTiles.map { try decodeAlphaTile($0, index: index) }
             let converter = HEIFColourConverter(chroma: picture.chromaFormat, bitDepthLuma: picture.bitDepthLuma,
                                                 bitDepthChroma: picture.bitDepthChroma, nclx: plan.nclx, signal: picture.videoSignal)
             let chromaWidth = picture.planes.count == 3 ? picture.planes[1].width : 0
@@ -93,6 +96,7 @@ struct HEIFPictureRenderer {
                                                              x0: x0 - tile.x, count: x1 - x0, width: picture.width, chromaWidth: chromaWidth,
                                                              out: rowBuf.baseAddress!, stride: c)
                                         if let alpha { try fillAlpha(alpha, row: rowBuf.baseAddress!, y: y - t.cropY, x0: x0 - t.cropX, count: x1 - x0, channels: c, premultiplied: premultiplied) }
+                                        if let alphaTile { fillAlpha(from: alphaTile, row: rowBuf.baseAddress!, y: y - tile.y, x0: x0 - tile.x, count: x1 - x0, channels: c, premultiplied: premultiplied) }
                                         let ry = y - t.cropY, rx = x0 - t.cropX
                                         if f == 1 {
                                             (outBuf.baseAddress! + (ry * outW + rx) * c).update(from: rowBuf.baseAddress!, count: (x1 - x0) * c)

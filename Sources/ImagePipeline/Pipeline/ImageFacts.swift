@@ -16,10 +16,15 @@ public struct ImageFacts: Sendable, Equatable {
     /// The colour space the file declares, in words ("Display P3", "Adobe RGB"); nil when it
     /// declares none (and is shown as sRGB, as browsers assume).
     public var colourSpace: String?
+    /// How the photo was taken (lens, exposure); empty when the file does not say.
+    public var shot: ShotFacts
+    /// Where it was taken (EXIF GPS), nil when the file has no valid position. Private data:
+    /// pages show it only when the gallery's configuration allows (`show_location`).
+    public var location: PhotoLocation?
 
     /// Facts remembered elsewhere (the library index).
     public init(width: Int, height: Int, pixelCount: Int, format: String, dateTaken: String?, cameraMake: String?,
-                cameraModel: String?, colourSpace: String?) {
+                cameraModel: String?, colourSpace: String?, shot: ShotFacts = ShotFacts(), location: PhotoLocation? = nil) {
         self.width = width
         self.height = height
         self.pixelCount = pixelCount
@@ -28,6 +33,8 @@ public struct ImageFacts: Sendable, Equatable {
         self.cameraMake = cameraMake
         self.cameraModel = cameraModel
         self.colourSpace = colourSpace
+        self.shot = shot
+        self.location = location
     }
 
     init(_ info: ImageInfo) {
@@ -39,6 +46,11 @@ public struct ImageFacts: Sendable, Equatable {
         cameraMake = info.exif.make
         cameraModel = info.exif.model
         colourSpace = info.colourSpaceName
+        let exif = info.exif
+        shot = ShotFacts(lensMake: exif.lensMake, lensModel: exif.lensModel, exposureSeconds: exif.exposureTime?.value,
+                         fNumber: exif.fNumber?.value, iso: exif.iso, focalLength: exif.focalLength?.value,
+                         focalLength35mm: exif.focalLength35mm)
+        location = exif.gps.map { PhotoLocation(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude) }
     }
 
     static func formatName(_ info: ImageInfo) -> String {
@@ -53,6 +65,49 @@ public struct ImageFacts: Sendable, Equatable {
             return parts.joined(separator: ", ")
         case .webp: return info.colorSpace == "RGB" ? "WebP, lossless" : "WebP"
         }
+    }
+}
+
+/// The lens and exposure EXIF reports; every field nil when the file does not carry it.
+public struct ShotFacts: Sendable, Equatable {
+    public var lensMake: String?
+    public var lensModel: String?
+    /// ExposureTime, seconds (1/120 s is 0.00833...).
+    public var exposureSeconds: Double?
+    /// The aperture's f-number (1.5 for f/1.5).
+    public var fNumber: Double?
+    /// ISO sensitivity.
+    public var iso: Int?
+    /// Focal length of the lens, millimetres.
+    public var focalLength: Double?
+    /// The 35 mm film equivalent focal length, millimetres.
+    public var focalLength35mm: Int?
+
+    public init(lensMake: String? = nil, lensModel: String? = nil, exposureSeconds: Double? = nil, fNumber: Double? = nil,
+                iso: Int? = nil, focalLength: Double? = nil, focalLength35mm: Int? = nil) {
+        self.lensMake = lensMake
+        self.lensModel = lensModel
+        self.exposureSeconds = exposureSeconds
+        self.fNumber = fNumber
+        self.iso = iso
+        self.focalLength = focalLength
+        self.focalLength35mm = focalLength35mm
+    }
+}
+
+/// A position on the earth (WGS 84).
+public struct PhotoLocation: Sendable, Equatable {
+    /// Degrees north (negative: south).
+    public var latitude: Double
+    /// Degrees east (negative: west).
+    public var longitude: Double
+    /// Metres above sea level (negative: below); nil when unknown.
+    public var altitude: Double?
+
+    public init(latitude: Double, longitude: Double, altitude: Double? = nil) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitude = altitude
     }
 }
 
