@@ -159,6 +159,37 @@ struct WebPEncoderTests {
         }
     }
 
+    /// FNV-1a of the files the encoder writes. Recorded after the SIMD quantiser and the
+    /// shared predictors, whose output matched the scalar encoder's byte count and PSNR on
+    /// every bench encode; a change here must be a deliberate, measured trade.
+    static let stableOutputs: [String: UInt64] = [
+        "160x120-rgb-q10": 0xb665dd57738ee132,
+        "97x53-rgba-q10": 0xf302971adffc19b0,
+        "64x48-gray-q10": 0x27f8959bcec4e78c,
+        "160x120-rgb-q50": 0x1299db452ff58165,
+        "97x53-rgba-q50": 0x2a643afc8312692b,
+        "64x48-gray-q50": 0x139445c5223a29dd,
+        "160x120-rgb-q82": 0x9ff5bede7eafa9e4,
+        "97x53-rgba-q82": 0xf2f93c34e3ff236c,
+        "64x48-gray-q82": 0xc74a4659cf1e14f3,
+        "160x120-rgb-q95": 0x97c94bec3df426f3,
+        "97x53-rgba-q95": 0x8b4b549ed30ada3f,
+        "64x48-gray-q95": 0x7dbc68d71c3274fe,
+    ]
+
+    @Test("speed work keeps the output byte-identical", arguments: [10, 50, 82, 95])
+    func stableOutput(quality: Int) throws {
+        for (w, h, noise, layout) in [(160, 120, 12, Bitmap.Layout.rgb), (97, 53, 40, .rgba), (64, 48, 2, .gray)] {
+            let source = Self.synthetic(width: w, height: h, layout: layout, noise: noise, seed: UInt64(quality))
+            let file = try WebPEncoder.encode(source, quality: quality)
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in file { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+            let key = "\(w)x\(h)-\(layout)-q\(quality)"
+            print("WebP stable \(key): \(file.count) bytes, fnv 0x\(String(hash, radix: 16))")
+            #expect(Self.stableOutputs[key] == hash, "\(key) changed")
+        }
+    }
+
     @Test("rejects sizes VP8 cannot hold and bad parameters")
     func rejects() throws {
         let wide = try Bitmap(width: 16384, height: 1, layout: .gray)

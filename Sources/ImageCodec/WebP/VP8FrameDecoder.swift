@@ -159,18 +159,19 @@ enum VP8FrameDecoder {
             for k in 1...3 { (topRight + 4 * k * ws).update(from: topRight, count: 4) }
             for n in 0..<16 {
                 let dst = yw + (n & 3) * 4 + (n >> 2) * 4 * ws
-                VP8IntraPrediction.predictSubblock(dst, stride: ws, mode: mb.lumaModes[n])
+                VP8IntraPrediction.predictSubblock(dst, stride: ws, mode: mb.lumaModes[n], top: dst - ws, left: dst - 1, leftStride: ws)
                 if bits & (1 << UInt32(n)) != 0 { VP8InverseTransform.addIDCT(coefficients + n * 16, to: dst, stride: ws) }
             }
         } else {
-            VP8IntraPrediction.predictBlock(yw, stride: ws, size: 16, mode: mb.lumaModes[0], edges: dcEdges(mbx: mbx, mby: mby))
+            VP8IntraPrediction.predictBlock(yw, stride: ws, size: 16, mode: mb.lumaModes[0], edges: dcEdges(mbx: mbx, mby: mby),
+                                            top: yw - ws, left: yw - 1, leftStride: ws)
             for n in 0..<16 where bits & (1 << UInt32(n)) != 0 {
                 VP8InverseTransform.addIDCT(coefficients + n * 16, to: yw + (n & 3) * 4 + (n >> 2) * 4 * ws, stride: ws)
             }
         }
         let edges = dcEdges(mbx: mbx, mby: mby)
-        VP8IntraPrediction.predictBlock(uw, stride: ws, size: 8, mode: mb.chromaMode, edges: edges)
-        VP8IntraPrediction.predictBlock(vw, stride: ws, size: 8, mode: mb.chromaMode, edges: edges)
+        VP8IntraPrediction.predictBlock(uw, stride: ws, size: 8, mode: mb.chromaMode, edges: edges, top: uw - ws, left: uw - 1, leftStride: ws)
+        VP8IntraPrediction.predictBlock(vw, stride: ws, size: 8, mode: mb.chromaMode, edges: edges, top: vw - ws, left: vw - 1, leftStride: ws)
         for k in 0..<4 {
             let offset = (k & 1) * 4 + (k >> 1) * 4 * ws
             if bits & (1 << UInt32(16 + k)) != 0 { VP8InverseTransform.addIDCT(coefficients + (16 + k) * 16, to: uw + offset, stride: ws) }

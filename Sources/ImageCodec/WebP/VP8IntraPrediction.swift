@@ -1,11 +1,22 @@
-/// Intra predictors of VP8 (RFC 6386 section 12), writing into the decoder's work area where
-/// the row above (`dst - stride`, including the above-left and, for 4×4 blocks, four
-/// above-right pixels) and the column to the left (`dst - 1`) are already in place. Frame
-/// edges are pre-filled with 127 above and 129 on the left, as libwebp does, so the
+/// Intra predictors of VP8 (RFC 6386 section 12), the one implementation the decoder and the
+/// encoder share: both must form exactly the same predictions or the encoder's reconstruction
+/// drifts from what decoders show.
+///
+/// Each predictor reads its edges through pointers: `top` is the row above (`top[-1]` the
+/// above-left pixel; for 4×4 blocks `top[4...7]` the four above-right ones) and `left` the
+/// column to the left, `leftStride` apart. The decoder points both into its work area (`dst -
+/// stride`, `dst - 1`, stride apart); the encoder into small edge buffers (left stride 1).
+/// Frame edges are pre-filled with 127 above and 129 on the left, as libwebp does, so the
 /// predictors need no edge cases except the DC variants chosen by the caller.
 enum VP8IntraPrediction {
     /// Which neighbours a DC prediction may use at the frame edge.
-    enum DCEdges { case both, noTop, noLeft, none }
+    enum DCEdges {
+        case both, noTop, noLeft, none
+
+        init(hasTop: Bool, hasLeft: Bool) {
+            self = hasTop ? (hasLeft ? .both : .noLeft) : (hasLeft ? .noTop : .none)
+        }
+    }
 
     @inline(__always) private static func avg3(_ a: UInt8, _ b: UInt8, _ c: UInt8) -> UInt8 {
         UInt8(truncatingIfNeeded: (Int(a) &+ 2 &* Int(b) &+ Int(c) &+ 2) >> 2)
@@ -14,26 +25,27 @@ enum VP8IntraPrediction {
         UInt8(truncatingIfNeeded: (Int(a) &+ Int(b) &+ 1) >> 1)
     }
 
-    /// A `size`×`size` block (16 luma or 8 chroma) with mode DC, TM, VE or HE.
-    static func predictBlock(_ dst: UnsafeMutablePointer<UInt8>, stride: Int, size: Int, mode: UInt8, edges: DCEdges) {
-        let top = dst - stride
+    /// A `size`×`size` block (16 luma or 8 chroma) with mode DC, TM, VE or HE (`VP8Mode`).
+    @inline(__always)
+    static func predictBlock(_ dst: UnsafeMutablePointer<UInt8>, stride: Int, size: Int, mode: UInt8, edges: DCEdges,
+                             top: UnsafePointer<UInt8>, left: UnsafePointer<UInt8>, leftStride: Int) {
         switch mode {
         case VP8Mode.vertical:
             for y in 0..<size { (dst + y &* stride).update(from: top, count: size) }
         case VP8Mode.horizontal:
-            for y in 0..<size { (dst + y &* stride).update(repeating: dst[y &* stride &- 1], count: size) }
+            for y in 0..<size { (dst + y &* stride).update(repeating: left[y &* leftStride], count: size) }
         case VP8Mode.tm:
-            trueMotion(dst, stride: stride, size: size)
+            trueMotion(dst, stride: stride, size: size, top: top, left: left, leftStride: leftStride)
         default:
             let shift = size == 16 ? 4 : 3
             var sum = 0
             let value: Int
             switch edges {
             case .both:
-                for i in 0..<size { sum &+= Int(top[i]) &+ Int(dst[i &* stride &- 1]) }
+                for i in 0..<size { sum &+= Int(top[i]) &+ Int(left[i &* leftStride]) }
                 value = (sum &+ size) >> (shift &+ 1)
             case .noTop:
-                for i in 0..<size { sum &+= Int(dst[i &* stride &- 1]) }
+                for i in 0..<size { sum &+= Int(left[i &* leftStride]) }
                 value = (sum &+ size / 2) >> shift
             case .noLeft:
                 for i in 0..<size { sum &+= Int(top[i]) }
@@ -46,32 +58,31 @@ enum VP8IntraPrediction {
     }
 
     @inline(__always)
-    private static func trueMotion(_ dst: UnsafeMutablePointer<UInt8>, stride: Int, size: Int) {
-        let top = dst - stride
+    private static func trueMotion(_ dst: UnsafeMutablePointer<UInt8>, stride: Int, size: Int,
+                                   top: UnsafePointer<UInt8>, left: UnsafePointer<UInt8>, leftStride: Int) {
         let corner = Int(top[-1])
         for y in 0..<size {
             let row = dst + y &* stride
-            let left = Int(row[-1]) &- corner
-            for x in 0..<size {
-                let v = Int(top[x]) &+ left
-                row[x] = v < 0 ? 0 : (v > 255 ? 255 : UInt8(truncatingIfNeeded: v))
-            }
+            let base = Int(left[y &* leftStride]) &- corner
+            for x in 0..<size { row[x] = UInt8(clamping: Int(top[x]) &+ base) }
         }
     }
 
-    /// One 4×4 sub-block with one of the ten sub-block modes.
-    static func predictSubblock(_ dst: UnsafeMutablePointer<UInt8>, stride s: Int, mode: UInt8) {
-        let t = dst - s
+    /// One 4×4 sub-block with one of the ten sub-block modes (`IntraMode4` order: DC, TM, VE,
+    /// HE, RD, VR, LD, VL, HD, HU).
+    @inline(__always)
+    static func predictSubblock(_ dst: UnsafeMutablePointer<UInt8>, stride s: Int, mode: UInt8,
+                                top t: UnsafePointer<UInt8>, left lp: UnsafePointer<UInt8>, leftStride ls: Int) {
         @inline(__always) func put(_ x: Int, _ y: Int, _ v: UInt8) { dst[x &+ y &* s] = v }
-        @inline(__always) func left(_ y: Int) -> UInt8 { dst[y &* s &- 1] }
+        @inline(__always) func left(_ y: Int) -> UInt8 { lp[y &* ls] }
         switch mode {
         case 0:  // DC
             var sum = 4
             for i in 0..<4 { sum &+= Int(t[i]) &+ Int(left(i)) }
             let v = UInt8(truncatingIfNeeded: sum >> 3)
-            for y in 0..<4 { for x in 0..<4 { put(x, y, v) } }
+            for y in 0..<4 { (dst + y &* s).update(repeating: v, count: 4) }
         case 1:  // TM
-            trueMotion(dst, stride: s, size: 4)
+            trueMotion(dst, stride: s, size: 4, top: t, left: lp, leftStride: ls)
         case 2:  // VE, smoothed
             for x in 0..<4 {
                 let v = avg3(t[x &- 1], t[x], t[x &+ 1])

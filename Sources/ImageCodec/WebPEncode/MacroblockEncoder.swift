@@ -58,8 +58,6 @@ struct MacroblockEncoder: ~Copyable {
     private let levelsUVA: UnsafeMutablePointer<Int16>
     private let levelsUVB: UnsafeMutablePointer<Int16>
     private static let byteCount = 2944, intCount = 432, shortCount = 1344
-    /// `Quantize.zigzagNibbles`, read once.
-    private let zigzag = Quantize.zigzagNibbles
 
     init(mbw: Int, mbh: Int) {
         self.mbw = mbw
@@ -131,9 +129,10 @@ struct MacroblockEncoder: ~Copyable {
         let tnz = topNz + mx &* 9
 
         // 16×16 luma.
+        let edges = VP8IntraPrediction.DCEdges(hasTop: my > 0, hasLeft: mx > 0)
         for mode in 0..<4 {
-            IntraPredictors.predictBlock(mode, size: 16, top: top16 + 1, left: left16,
-                                         hasTop: my > 0, hasLeft: mx > 0, dst: pred16 + mode &* 256)
+            VP8IntraPrediction.predictBlock(pred16 + mode &* 256, stride: 16, size: 16, mode: UInt8(mode), edges: edges,
+                                            top: top16 + 1, left: left16, leftStride: 1)
         }
         var trialLevels = levels16A, bestLevels = levels16B
         var trialRecon = recon16A, bestRecon = recon16B
@@ -166,10 +165,10 @@ struct MacroblockEncoder: ~Copyable {
         let srcU = UnsafePointer(frame.source.u + uvOffset), srcV = UnsafePointer(frame.source.v + uvOffset)
         for mode in 0..<4 {
             let dst = predUV + mode &* 128
-            IntraPredictors.predictBlock(mode, size: 8, top: topU + 1, left: leftU,
-                                         hasTop: my > 0, hasLeft: mx > 0, dst: dst)
-            IntraPredictors.predictBlock(mode, size: 8, top: topV + 1, left: leftV,
-                                         hasTop: my > 0, hasLeft: mx > 0, dst: dst + 64)
+            VP8IntraPrediction.predictBlock(dst, stride: 8, size: 8, mode: UInt8(mode), edges: edges,
+                                            top: topU + 1, left: leftU, leftStride: 1)
+            VP8IntraPrediction.predictBlock(dst + 64, stride: 8, size: 8, mode: UInt8(mode), edges: edges,
+                                            top: topV + 1, left: leftV, leftStride: 1)
         }
         var trialUV = levelsUVA, bestUV = levelsUVB
         var trialUVRecon = reconUVA, bestUVRecon = reconUVB
@@ -241,7 +240,7 @@ struct MacroblockEncoder: ~Copyable {
     }
 
     /// Fills the prediction edges of macroblock (mx, my) from the reconstruction, with the
-    /// decoder's constants outside the frame (see `IntraPredictors`).
+    /// decoder's constants outside the frame (see `VP8IntraPrediction`).
     private func buildContext(mx: Int, my: Int, recon: borrowing YUVPlanes) {
         let ys = recon.yStride, uvs = recon.uvStride
         let top = top16
@@ -289,12 +288,12 @@ struct MacroblockEncoder: ~Copyable {
             dcs[blk] = coef[blk &* 16]
         }
         Transforms.forwardWHT(dcs, wht)
-        var nz = Quantize.block(wht, levels + 384, y2, first: 0, zigzag: zigzag) > 0 ? 1 << 16 : 0
+        var nz = Quantize.block(wht, levels + 384, y2, first: 0) > 0 ? 1 << 16 : 0
         Transforms.inverseWHT(wht, dcs)
         for blk in 0..<16 {
             let x = blk & 3, y = blk >> 2
             let c = coef + blk &* 16
-            if Quantize.block(c, levels + blk &* 16, y1, first: 1, zigzag: zigzag) > 0 { nz |= 1 << blk }
+            if Quantize.block(c, levels + blk &* 16, y1, first: 1) > 0 { nz |= 1 << blk }
             c[0] = dcs[blk]
             let o = y &* 64 &+ x &* 4
             Transforms.inverseAdd(c, pred + o, 16, recon + o, 16)
@@ -362,9 +361,9 @@ struct MacroblockEncoder: ~Copyable {
             let ctx = tnzLocal[x] &+ lnzLocal[y]
             for mode in 0..<10 {
                 let p = pred + mode &* 16
-                IntraPredictors.predict4(mode, top: edge + 1, left: edgeLeft, dst: p)
+                VP8IntraPrediction.predictSubblock(p, stride: 4, mode: UInt8(mode), top: edge + 1, left: edgeLeft, leftStride: 1)
                 Transforms.forward(s, ys, p, 4, coef)
-                let end = Quantize.block(coef, trialLevels, y1, first: 0, zigzag: zigzag)
+                let end = Quantize.block(coef, trialLevels, y1, first: 0)
                 if end > 0 {
                     Transforms.inverseAdd(coef, p, 4, trialRecon, 4)
                 } else {
@@ -412,7 +411,7 @@ struct MacroblockEncoder: ~Copyable {
             let o = (blk < 4 ? 0 : 64) &+ y &* 32 &+ x &* 4
             let c = coef + blk &* 16
             Transforms.forward(plane + ((y &* 4) &* uvs &+ x &* 4), uvs, pred + o, 8, c)
-            if Quantize.block(c, levels + blk &* 16, m, first: 0, zigzag: zigzag) > 0 { nz |= 1 << blk }
+            if Quantize.block(c, levels + blk &* 16, m, first: 0) > 0 { nz |= 1 << blk }
             Transforms.inverseAdd(c, pred + o, 8, recon + o, 8)
         }
         return nz

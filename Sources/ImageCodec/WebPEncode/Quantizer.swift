@@ -13,11 +13,9 @@
 struct QuantMatrix {
     /// Per natural coefficient index: step, reciprocal 2^17/step, rounding bias, the largest
     /// |c| that still quantises to zero, and the sharpening bias.
-    var step: InlineArray<16, Int32> = .init(repeating: 0)
-    var reciprocal: InlineArray<16, Int32> = .init(repeating: 0)
-    var bias: InlineArray<16, Int32> = .init(repeating: 0)
-    var zeroThreshold: InlineArray<16, Int32> = .init(repeating: 0)
-    var sharpen: InlineArray<16, Int32> = .init(repeating: 0)
+    /// SIMD vectors so that `Quantize.block` reads each as one load.
+    var step = SIMD16<Int32>(), reciprocal = SIMD16<Int32>(), bias = SIMD16<Int32>()
+    var zeroThreshold = SIMD16<Int32>(), sharpen = SIMD16<Int32>()
 
     static let frequencySharpening: [Int32] = [0, 30, 60, 90, 30, 60, 90, 90, 60, 90, 90, 90, 90, 90, 90, 90]
 
@@ -77,42 +75,39 @@ struct SegmentParameters {
 }
 
 enum Quantize {
-    /// The zigzag scan packed four bits per position: position n reads natural index
-    /// (zigzagNibbles >> 4n) & 15. A constant, so the hot loop needs no table load or bounds check.
-    static let zigzagNibbles: UInt64 = {
-        var packed: UInt64 = 0
-        for (n, j) in VP8Tables.zigzag.enumerated() { packed |= UInt64(j) << UInt64(4 * n) }
-        return packed
-    }()
-
-    /// Quantises the transform `coeffs` (natural order) from position `first` of the zigzag
-    /// scan on: writes the levels in scan order to `levels[0..<16]` (positions before
+    /// Quantises the transform `coeffs` (natural order) from position `first` (0 or 1) of the
+    /// zigzag scan on: writes the levels in scan order to `levels[0..<16]` (positions before
     /// `first` zero) and replaces `coeffs` by the dequantised values the decoder will see.
     /// Returns the scan position after the last non-zero level (0 when all are zero), which
     /// is where the token coder's end-of-block goes.
+    ///
+    /// All 16 lanes at once: the scalar form branched on every coefficient and its mispredicted
+    /// branches were the largest cost of the 4×4 mode search.
     @inline(__always)
     static func block(_ coeffs: UnsafeMutablePointer<Int32>, _ levels: UnsafeMutablePointer<Int16>,
-                      _ m: UnsafePointer<QuantMatrix>, first: Int, zigzag: UInt64) -> Int {
-        var end = 0
-        if first != 0 { levels[0] = 0; coeffs[0] = 0 }
-        var n = first
-        while n < 16 {
-            let j = Int(truncatingIfNeeded: (zigzag &>> UInt64(n &* 4)) & 15)
-            let c = coeffs[j]
-            let magnitude = (c < 0 ? 0 &- c : c) &+ m.pointee.sharpen[j]
-            if magnitude > m.pointee.zeroThreshold[j] {
-                var level = (magnitude &* m.pointee.reciprocal[j] &+ m.pointee.bias[j]) &>> 17
-                if level > 2047 { level = 2047 }
-                if c < 0 { level = 0 &- level }
-                levels[n] = Int16(truncatingIfNeeded: level)
-                coeffs[j] = level &* m.pointee.step[j]
-                end = n &+ 1
-            } else {
-                levels[n] = 0
-                coeffs[j] = 0
-            }
-            n &+= 1
-        }
-        return end
+                      _ m: UnsafePointer<QuantMatrix>, first: Int) -> Int {
+        // Masks are built with arithmetic shifts (−1 or 0 per lane) rather than SIMDMask and
+        // `replacing`, which swiftc 6.3.1 sometimes leaves as a branchy lane-by-lane loop.
+        let raw = UnsafeMutableRawPointer(coeffs)
+        var c = raw.loadUnaligned(as: SIMD16<Int32>.self)
+        if first != 0 { c[0] = 0 }  // position 0 of the scan is natural index 0
+        let sign = c &>> 31
+        let magnitude = ((c ^ sign) &- sign) &+ m.pointee.sharpen
+        let keep = (m.pointee.zeroThreshold &- magnitude) &>> 31  // −1 where |c| does not quantise to 0
+        var level = (magnitude &* m.pointee.reciprocal &+ m.pointee.bias) &>> 17
+        let over = (2047 &- level) &>> 31
+        level = ((level & ~over) | (2047 & over)) & keep
+        level = (level ^ sign) &- sign
+        raw.storeBytes(of: level &* m.pointee.step, as: SIMD16<Int32>.self)
+        let l = SIMD16<Int16>(truncatingIfNeeded: level)
+        // VP8Tables.zigzag spelled out, so that it compiles to a constant shuffle.
+        let scan = SIMD16<Int16>(l[0], l[1], l[4], l[8], l[5], l[2], l[3], l[6], l[9], l[12], l[13], l[10], l[7], l[11], l[14], l[15])
+        UnsafeMutableRawPointer(levels).storeBytes(of: scan, as: SIMD16<Int16>.self)
+        // Scan position + 1 of each natural index (the inverse of the zigzag, plus one): the
+        // largest over the non-zero levels is where the end-of-block goes.
+        let ranked = SIMD16<Int32>(1, 2, 6, 7, 3, 5, 8, 13, 4, 9, 12, 14, 10, 11, 15, 16) & keep
+        let half = pointwiseMax(ranked.lowHalf, ranked.highHalf)
+        let quarter = pointwiseMax(half.lowHalf, half.highHalf)
+        return Int(max(max(quarter[0], quarter[1]), max(quarter[2], quarter[3])))
     }
 }

@@ -28,8 +28,11 @@ enum SegmentAnalysis {
         var uvSum = 0
         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 1024)
         defer { scratch.deallocate() }
-        let coefficients = UnsafeMutablePointer<Int32>.allocate(capacity: 16)
+        // Coefficients (16) and the histogram of one mode (32 bins), as pointers: the histogram
+        // loop runs 16 times per block and must carry no bounds or overflow checks.
+        let coefficients = UnsafeMutablePointer<Int32>.allocate(capacity: 48)
         defer { coefficients.deallocate() }
+        let bins = coefficients + 16
         let top = scratch, left = scratch + 32, pred = scratch + 64, topC = scratch + 320, leftC = scratch + 352
         for my in 0..<mbh {
             for mx in 0..<mbw {
@@ -43,21 +46,22 @@ enum SegmentAnalysis {
                     top.update(repeating: 127, count: 17)
                 }
                 for i in 0..<16 { left[i] = mx > 0 ? y0[i * ys - 1] : 129 }
+                let edges = VP8IntraPrediction.DCEdges(hasTop: my > 0, hasLeft: mx > 0)
                 var bestAlpha = 0
                 for mode in IntraMode16.dc.rawValue...IntraMode16.tm.rawValue {
-                    IntraPredictors.predictBlock(mode, size: 16, top: top + 1, left: left, hasTop: my > 0, hasLeft: mx > 0, dst: pred)
-                    var bins = InlineArray<32, Int>(repeating: 0)
+                    VP8IntraPrediction.predictBlock(pred, stride: 16, size: 16, mode: UInt8(mode), edges: edges, top: top + 1, left: left, leftStride: 1)
+                    bins.update(repeating: 0, count: 32)
                     for blk in 0..<16 {
                         let x = blk & 3, y = blk >> 2
-                        Transforms.forward(y0 + (y * 4 * ys + x * 4), ys, pred + (y * 64 + x * 4), 16, coefficients)
-                        for k in 0..<16 { bins[min(Int(abs(coefficients[k])) >> 3, 31)] += 1 }
+                        Transforms.forward(y0 + (y &* 4 &* ys &+ x &* 4), ys, pred + (y &* 64 &+ x &* 4), 16, coefficients)
+                        addToHistogram(coefficients, bins)
                     }
                     bestAlpha = max(bestAlpha, alpha(bins))
                 }
                 var bestUV = 0
                 let uvOffset = (my * 8) * uvs + mx * 8
                 for mode in IntraMode16.dc.rawValue...IntraMode16.tm.rawValue {
-                    var bins = InlineArray<32, Int>(repeating: 0)
+                    bins.update(repeating: 0, count: 32)
                     for plane in 0..<2 {
                         let c0 = (plane == 0 ? frame.source.u : frame.source.v) + uvOffset
                         if my > 0 {
@@ -67,11 +71,11 @@ enum SegmentAnalysis {
                             topC.update(repeating: 127, count: 9)
                         }
                         for i in 0..<8 { leftC[i] = mx > 0 ? c0[i * uvs - 1] : 129 }
-                        IntraPredictors.predictBlock(mode, size: 8, top: topC + 1, left: leftC, hasTop: my > 0, hasLeft: mx > 0, dst: pred)
+                        VP8IntraPrediction.predictBlock(pred, stride: 8, size: 8, mode: UInt8(mode), edges: edges, top: topC + 1, left: leftC, leftStride: 1)
                         for blk in 0..<4 {
                             let x = blk & 1, y = blk >> 1
-                            Transforms.forward(c0 + (y * 4 * uvs + x * 4), uvs, pred + (y * 32 + x * 4), 8, coefficients)
-                            for k in 0..<16 { bins[min(Int(abs(coefficients[k])) >> 3, 31)] += 1 }
+                            Transforms.forward(c0 + (y &* 4 &* uvs &+ x &* 4), uvs, pred + (y &* 32 &+ x &* 4), 8, coefficients)
+                            addToHistogram(coefficients, bins)
                         }
                     }
                     bestUV = max(bestUV, alpha(bins))
@@ -97,11 +101,20 @@ enum SegmentAnalysis {
         return SegmentAnalysisResult(segmentCount: segments, alpha: alphas, beta: betas, uvAlpha: uvAlpha)
     }
 
+    /// Adds a block's |coefficient| / 8 (capped at 31) to the histogram.
+    @inline(__always)
+    private static func addToHistogram(_ coefficients: UnsafePointer<Int32>, _ bins: UnsafeMutablePointer<Int32>) {
+        for k in 0..<16 {
+            let c = coefficients[k]
+            bins[Int(min((c < 0 ? 0 &- c : c) &>> 3, 31))] &+= 1
+        }
+    }
+
     /// libwebp's GetAlpha: 510 · last non-empty bin / fullest bin (0 when that is ≤ 1).
-    private static func alpha(_ bins: InlineArray<32, Int>) -> Int {
+    private static func alpha(_ bins: UnsafePointer<Int32>) -> Int {
         var fullest = 0, last = 0
         for k in 0..<32 where bins[k] > 0 {
-            fullest = max(fullest, bins[k])
+            fullest = max(fullest, Int(bins[k]))
             last = k
         }
         return fullest > 1 ? 510 * last / fullest : 0

@@ -42,3 +42,10 @@ enum VP8Tables {
     static var defaultCoefficientProbabilities: [UInt8] { WebPTables.defaultCoefficientProbabilities }
     static var coefficientUpdateProbabilities: [UInt8] { WebPTables.coefficientUpdateProbabilities }
 }
+
+/// The 16×16 (and chroma) modes in libwebp's numbering, the decoder's `VP8Mode`, shared with
+/// the 4×4 modes' first four (DC, TM, VE, HE) so that a 16×16 macroblock's mode can stand as
+/// its sub-blocks' context.
+enum IntraMode16: Int {
+    case dc = 0, tm = 1, v = 2, h = 3
+}

@@ -4,7 +4,7 @@
 /// Data flow, one stage per file: `YUVConverter` (libwebp's RGB → Y′CbCr 4:2:0) →
 /// `SegmentAnalysis` (susceptibility histogram, k-means into up to 4 segments) →
 /// `Quantizer` (cwebp's quality → quantiser mapping, matrices, λ) → `MacroblockEncoder`
-/// (RD mode decision with `IntraPredictors`, `Transforms`, `Quantize`, `TokenCosts`,
+/// (RD mode decision with `VP8IntraPrediction`, `Transforms`, `Quantize`, `TokenCosts`,
 /// `ModeCosts`; keeps the reconstruction) → `LoopFilterLevel` → `VP8FrameWriter`
 /// (probability updates, `BoolEncoder`) → `AlphaEncoder` → `RIFFWriter`.
 ///
