@@ -90,14 +90,15 @@ private final class Holder: Sendable {
     }
 
     /// First come, first served: a small reservation that would fit waits behind a larger one
-    /// queued before it, and both run once enough is released.
+    /// queued before it, and both run once enough is released. The two together do not fit, so
+    /// the order they run in is the order they were granted, not a race between their threads.
     @Test func laterSmallReservationDoesNotPassAnEarlierLargeOne() {
         let (budget, events) = Self.budget(100)
         let holder = Holder(budget, 60)
         #expect(eventually { budget.reservedBytes == 60 })
         let order = Mutex<[Int]>([])
         let finished = DispatchGroup()
-        for (i, bytes) in [(1, 50), (2, 30)] {
+        for (i, bytes) in [(1, 80), (2, 30)] {
             finished.enter()
             Thread {
                 try? budget.withReservation(bytes) { () throws(PipelineError) in order.withLock { $0.append(i) } }
