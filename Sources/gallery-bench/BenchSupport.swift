@@ -54,7 +54,9 @@ func peakRSSKiB(_ argv: [String], stdoutPath: String = "/dev/null") -> Int? {
     return text.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
 }
 
-private func runOnce(_ argv: [String], stdoutPath: String) -> Double? {
+/// Starts `argv` (looked up on PATH) with stdout into `stdoutPath` and stderr discarded; nil
+/// when it cannot start.
+func spawnQuietly(_ argv: [String], stdoutPath: String = "/dev/null") -> pid_t? {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -63,8 +65,13 @@ private func runOnce(_ argv: [String], stdoutPath: String) -> Double? {
     let cArgs = argv.map { strdup($0) } + [nil]
     defer { cArgs.forEach { free($0) } }
     var pid: pid_t = 0
-    let start = DispatchTime.now().uptimeNanoseconds
     guard posix_spawnp(&pid, argv[0], &actions, nil, cArgs, environ) == 0 else { return nil }
+    return pid
+}
+
+private func runOnce(_ argv: [String], stdoutPath: String) -> Double? {
+    let start = DispatchTime.now().uptimeNanoseconds
+    guard let pid = spawnQuietly(argv, stdoutPath: stdoutPath) else { return nil }
     var status: Int32 = 0
     guard waitpid(pid, &status, 0) == pid else { return nil }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9

@@ -80,16 +80,8 @@ enum WarmBench {
 
     /// One run: spawn, sample the tree's RSS until it exits, wait4 for its CPU time.
     static func runTree(_ argv: [String]) -> TreeRun? {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let cArgs = argv.map { strdup($0) } + [nil]
-        defer { cArgs.forEach { free($0) } }
-        var pid: pid_t = 0
         let start = DispatchTime.now().uptimeNanoseconds
-        guard posix_spawnp(&pid, argv[0], &actions, nil, cArgs, environ) == 0 else { return nil }
+        guard let pid = spawnQuietly(argv) else { return nil }
         var peak = 0
         var status: Int32 = 0
         var usage = rusage()
