@@ -1,5 +1,7 @@
 #ifndef GALLERY_CCRYPTO_SHIM_H
 #define GALLERY_CCRYPTO_SHIM_H
-/* Only the EVP digest calls: libcrypto picks the CPU's SHA instructions (sha_ni) at run time. */
+/* Only the EVP digest calls (libcrypto picks the CPU's SHA instructions, sha_ni, at run time)
+   and OPENSSL_init_crypto, to keep libcrypto from freeing its state in an atexit handler. */
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #endif

@@ -37,7 +37,9 @@ enum ServeCommand {
             log("gallery: library \(options.root): \(app.catalog.albums.count) albums, \(app.catalog.items.count) items")
             let server = FastCGIServer(configuration: FastCGIConfiguration(address: options.address, threads: options.threads),
                                        handler: app, log: log)
-            return server.run()
+            let status = server.run()
+            if !app.stop(timeout: 10) { log("gallery: the library indexer did not stop within 10 s; exiting anyway") }
+            return status
         } catch {
             log("gallery: cannot start: \(error)")
             return 1

@@ -1,5 +1,6 @@
 import FastCGI
 import Foundation
+import Synchronization
 import ImagePipeline
 import Testing
 @testable import Gallery
@@ -10,7 +11,6 @@ import Testing
 @Suite struct LibraryWatchTests {
     @Test func photoDroppedIntoAnAlbumShowsWithoutARestart() throws {
         let library = try TestLibrary.make()
-        // The watcher thread lives as long as the process; it finds the folder gone afterwards.
         defer { library.remove() }
         var pc = PipelineConfiguration(cacheDirectory: (library.root as NSString).deletingLastPathComponent + "/cache", libraryRoot: library.root)
         pc.log = { _ in }
@@ -43,5 +43,39 @@ import Testing
             if !detail.contains("?v=") { usleep(20_000) }
         }
         #expect(detail.contains("?v="))
+        // The watcher thread ends before the folder goes.
+        #expect(app.stop(timeout: 20))
+    }
+
+    /// What lets the server exit cleanly: once closed, the gate has waited for the step under
+    /// way and lets no later step start.
+    @Test func closedGateWaitsForTheStepUnderWayAndTurnsLaterOnesAway() {
+        let gate = WorkGate()
+        #expect(gate.enter())
+        #expect(!gate.close(timeout: 0), "a step is under way")
+        #expect(gate.isClosed && !gate.enter())
+        gate.leave()
+        #expect(gate.close(timeout: 0))
+        #expect(!gate.enter())
+    }
+
+    /// A cancelled pass stops after the file being read and writes what it read; the next
+    /// run reads only the rest.
+    @Test func cancelledIndexingPassStopsAndTheNextRunReadsTheRest() throws {
+        let library = try TestLibrary.make()
+        defer { library.remove() }
+        let path = LibraryIndexTests.indexPath(library)
+        let counter = LibraryIndexTests.CountingReader()
+        let box = Mutex<LibraryIndexer?>(nil)
+        let indexer = LibraryIndexer(index: try LibraryIndexTests.openIndex(path), readers: 1) { path throws(PipelineError) in
+            box.withLock { $0?.cancel() }
+            return try counter.reader(path)
+        }
+        box.withLock { $0 = indexer }
+        let cut = indexer.refresh(LibraryIndexTests.scan(library))
+        #expect(cut.read == 1 && cut.photos == 1)
+        let rest = LibraryIndexer(index: try LibraryIndexTests.openIndex(path), readFile: counter.reader).refresh(LibraryIndexTests.scan(library))
+        #expect(rest.read == 6 && rest.photos == 7)
+        #expect(counter.reads.load(ordering: .relaxed) == 7)
     }
 }

@@ -64,6 +64,16 @@ public final class GalleryApp: FastCGIHandler, Sendable {
         store.refreshAndIndex(force: true)
     }
 
+    /// Stops the library watcher and indexer before the process exits (see `WorkGate`), and
+    /// writes the placeholders still queued. Waits up to `timeout` seconds for the step under
+    /// way; false when it was still running then.
+    @discardableResult
+    public func stop(timeout: Double) -> Bool {
+        let stopped = store.stopWatching(timeout: timeout)
+        if stopped { index?.flushPlaceholders() }
+        return stopped
+    }
+
     /// The current catalog snapshot.
     public var catalog: Catalog { store.catalog }
 

@@ -16,6 +16,8 @@ public final class CatalogStore: Sendable {
     private let refreshInterval: Double
     private let log: @Sendable (String) -> Void
     private let started = Atomic<Bool>(false)
+    /// Held by the watcher thread around each step of work; closed by `stopWatching`.
+    private let gate = WorkGate()
     /// The index the first catalog came from (nil: scanned), and its writer in this process.
     private let index: LibraryIndex?
     private let indexer: LibraryIndexer?
@@ -127,6 +129,15 @@ public final class CatalogStore: Sendable {
         Thread.detachNewThread { [self] in watchLoop() }
     }
 
+    /// Stops the watcher thread for good: the indexing pass under way stops after the files
+    /// being read now, and no later step starts. Waits up to `timeout` seconds; false when a
+    /// step was still running then. Call it before the process exits.
+    @discardableResult
+    public func stopWatching(timeout: Double) -> Bool {
+        indexer?.cancel()
+        return gate.close(timeout: timeout)
+    }
+
     private func watchLoop() {
         // The folders are watched before the first pass, so a change made while it runs (a
         // first indexing of a large library takes minutes) is queued and handled right after
@@ -134,15 +145,19 @@ public final class CatalogStore: Sendable {
         // watched once it is done.
         let watcher = DirectoryWatcher()
         var watching = watcher.map { $0.watch(folders()) } ?? false
+        guard gate.enter() else { return }
         refreshAndIndex(force: true)
         if let watcher, watching { watching = watcher.watch(folders()) }
+        gate.leave()
         if watcher == nil { log("catalog: inotify unavailable; polling folders every \(refreshInterval) s") }
         if watcher != nil && !watching { log("catalog: inotify refused a watch (fs.inotify.max_user_watches?); polling folders") }
         var lastFull = CatalogStore.now()
-        while true {
+        while !gate.isClosed {
             if let watcher, watching {
                 // Wake every few seconds to write placeholders, even when nothing changes.
                 let changed = watcher.waitForChange(timeout: 5)
+                guard gate.enter() else { return }
+                defer { gate.leave() }
                 let due = CatalogStore.now() - lastFull >= fullScanIntervalWatched
                 if changed || due {
                     refreshAndIndex(force: due)
@@ -154,6 +169,8 @@ public final class CatalogStore: Sendable {
                 }
             } else {
                 Thread.sleep(forTimeInterval: refreshInterval)
+                guard gate.enter() else { return }
+                defer { gate.leave() }
                 if refreshIfFoldersChanged() {
                     indexPass()
                 } else {

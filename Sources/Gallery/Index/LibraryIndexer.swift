@@ -21,12 +21,21 @@ public final class LibraryIndexer: Sendable {
 
     /// Files read at once. Default: the CPU cores, at most 4.
     public let readers: Int
+    /// Set by `cancel`: the pass under way stops after the files being read now.
+    private let cancelled = Atomic<Bool>(false)
 
     public init(index: LibraryIndex, readers: Int = min(4, ProcessInfo.processInfo.activeProcessorCount), readFile: @escaping FileReader) {
         self.index = index
         self.readers = max(1, readers)
         self.readFile = readFile
         progress.photos.store(index.photoCount(), ordering: .relaxed)
+    }
+
+    /// Stops the pass under way (and every later one) once the files being read now are
+    /// read: the process is about to exit. What was read is written; the rest is left to
+    /// the next run, since unchanged stamps are what marks a file as done.
+    public func cancel() {
+        cancelled.store(true, ordering: .relaxed)
     }
 
     /// What one pass did.
@@ -78,10 +87,11 @@ public final class LibraryIndexer: Sendable {
         // Files are read `readers` at a time (hashing is CPU work once the file is in the page
         // cache); this thread alone writes.
         for start in stride(from: 0, to: pending.count, by: Self.batchSize) {
+            if cancelled.load(ordering: .relaxed) { break }
             let slice = Array(pending[start..<min(pending.count, start + Self.batchSize)])
             let results = ResultSlots<Result<IndexedFile, PipelineError>>(count: slice.count)
             DispatchQueue.concurrentPerform(iterations: min(readers, slice.count)) { lane in
-                for i in stride(from: lane, to: slice.count, by: readers) {
+                for i in stride(from: lane, to: slice.count, by: readers) where !cancelled.load(ordering: .relaxed) {
                     do throws(PipelineError) { results.set(i, .success(try readFile(slice[i].absolutePath))) } catch {
                         results.set(i, .failure(error))
                     }
