@@ -109,8 +109,9 @@ struct ProgressiveScanDecoder {
                 return
             }
             let storeRow = by % plane.blocksHigh
+            let imcuRow = by / p.v
             for bx in 0..<p.dataBlocksWide {
-                if !restart.outOfData { lastGoodIMCURow = by / p.v }
+                if !restart.outOfData { lastGoodIMCURow = imcuRow }
                 if restart.beforeMCU(&reader) {
                     pred[0] = 0
                     eobrun = 0
@@ -186,30 +187,27 @@ struct ProgressiveScanDecoder {
         }
     }
 
-    /// Adds `p1` in the direction of the sign when a correction bit is 1 and the bit is not set yet.
-    @inline(__always)
-    static func correct(_ r: inout BitReader, _ v: UnsafeMutablePointer<Int16>, _ slot: Int, _ p1: Int16) {
-        if r.bit() != 0 && slot >= 0 {
-            let x = v[slot]
-            if x & p1 == 0 { v[slot] = x >= 0 ? x &+ p1 : x &- p1 }
-        }
-    }
-
-    /// Bits lo...hi of a 64-bit mask (empty when lo > hi); 0 ≤ lo ≤ 64, hi ≤ 63.
-    @inline(__always)
-    static func bitRange(_ lo: Int, _ hi: Int) -> UInt64 {
-        guard lo <= hi else { return 0 }
-        let top: UInt64 = hi >= 63 ? .max : (UInt64(1) &<< UInt64(truncatingIfNeeded: hi &+ 1)) &- 1
-        return top & ~((UInt64(1) &<< UInt64(truncatingIfNeeded: lo)) &- 1)
-    }
-
-    /// Reads one correction bit for each non-zero position in `positions`, lowest first.
+    /// Reads one correction bit for each set bit of `positions`, lowest position first, and adds
+    /// `p1` in the direction of the sign where the bit is 1 and the value lacks that bit.
+    ///
+    /// The correction bits are close to random, so the update is computed without branches
+    /// on them (a mispredicted branch per bit costs more than the arithmetic). Positions the
+    /// IDCT never reads (slot -1) only consume their bit; that test follows the scale, not
+    /// the data, and predicts well.
     @inline(__always)
     static func correctAll(_ r: inout BitReader, _ v: UnsafeMutablePointer<Int16>, _ positions: UInt64,
                            _ slotOf: UnsafeMutablePointer<Int8>, _ p1: Int16) {
         var m = positions
         while m != 0 {
-            correct(&r, v, Int(slotOf[m.trailingZeroBitCount]), p1)
+            let slot = Int(slotOf[m.trailingZeroBitCount])
+            let bit = Int16(truncatingIfNeeded: r.bit())
+            if slot >= 0 {
+                let x = v[slot]
+                let sign = x &>> 15
+                let delta = (p1 ^ sign) &- sign
+                let apply = bit & Int16(truncatingIfNeeded: (x & p1) == 0 ? 1 : 0)
+                v[slot] = x &+ (delta & (0 &- apply))
+            }
             m &= m &- 1
         }
     }
@@ -217,14 +215,31 @@ struct ProgressiveScanDecoder {
     /// libjpeg `decode_mcu_AC_refine`. The walk over positions uses the non-zero mask: the
     /// target of a run is the (run+1)-th zero position, and every non-zero position before it
     /// takes a correction bit, in increasing order as in the bit stream.
-    @inline(__always)
-    static func acRefine(_ r: inout BitReader, _ t: HuffmanLookup, _ eobrun: inout Int,
-                         _ v: UnsafeMutablePointer<Int16>, _ mask: inout UInt64,
+    ///
+    /// `live` holds the positions not walked yet (k...se), so the ranges before and after a
+    /// target are plain mask arithmetic on its lowest set bit, without shifts by k or branches.
+    ///
+    /// Not inlined (the optimiser declined anyway, leaving the reader behind a pointer): the
+    /// reader, EOB run and mask are copied into locals on entry and written back on exit, so
+    /// that every bit read works on registers instead of loading and storing through `inout`.
+    @inline(never)
+    static func acRefine(_ reader: inout BitReader, _ t: HuffmanLookup, _ eobrunIO: inout Int,
+                         _ v: UnsafeMutablePointer<Int16>, _ maskIO: inout UInt64,
                          _ slotOf: UnsafeMutablePointer<Int8>, _ ss: Int, _ se: Int, _ al: Int) {
+        var r = reader
+        var eobrun = eobrunIO
+        var mask = maskIO
+        defer {
+            reader = r
+            eobrunIO = eobrun
+            maskIO = mask
+        }
         let p1 = Int16(truncatingIfNeeded: 1 << al)
-        var k = ss
+        // Positions ss...se (1 ≤ ss ≤ se ≤ 63, checked at the scan header).
+        let top: UInt64 = se >= 63 ? .max : (UInt64(1) &<< UInt64(truncatingIfNeeded: se &+ 1)) &- 1
+        var live = top & ~((UInt64(1) &<< UInt64(truncatingIfNeeded: ss)) &- 1)
         if eobrun == 0 {
-            while k <= se {
+            while live != 0 {
                 let rs = r.decodeSymbol(t)
                 let run = rs &>> 4
                 let size = rs & 15
@@ -235,21 +250,23 @@ struct ProgressiveScanDecoder {
                     eobrun = (1 &<< run) &+ r.receive(run)
                     break
                 }
-                var zeros = ~mask & bitRange(k, se)
+                var zeros = ~mask & live
                 for _ in 0..<run { zeros &= zeros &- 1 }
-                let target = zeros == 0 ? se &+ 1 : zeros.trailingZeroBitCount
-                correctAll(&r, v, mask & bitRange(k, target &- 1), slotOf, p1)
-                k = target
+                // The target's bit, 0 when the run passes se (libjpeg then stops at se + 1).
+                let targetBit = zeros & (0 &- zeros)
+                let before = targetBit &- 1
+                correctAll(&r, v, mask & live & before, slotOf, p1)
+                live &= ~(targetBit | before)
                 if newValue != 0 {
+                    let k = targetBit == 0 ? se &+ 1 : targetBit.trailingZeroBitCount
                     let slot = Int(slotOf[k])
                     if slot >= 0 { v[slot] = newValue }
                     mask |= UInt64(1) &<< UInt64(truncatingIfNeeded: min(k, 63))
                 }
-                k &+= 1
             }
         }
         if eobrun > 0 {
-            correctAll(&r, v, mask & bitRange(k, se), slotOf, p1)
+            correctAll(&r, v, mask & live, slotOf, p1)
             eobrun &-= 1
         }
     }
