@@ -69,6 +69,24 @@ struct HEIFThreadedTilesTests {
         #expect(messages.count == 2 && messages[0] == messages[1])
     }
 
+    @Test("our HEVC decoder polls its stop test once per CTB row and gives up when it turns true")
+    func stopBetweenRows() throws {
+        let bytes = try HEIFFixtures.bytes("heif_other_arrow.heic")
+        let graph = try HEIFImageGraph(try HEIFContainer(bytes), limits: .default)
+        let config = graph.primary.configuration
+        let data = try graph.container.data(of: graph.primary.tiles[0].itemID, limits: .default)
+        let polls = Mutex(0)
+        #expect(throws: ImageCodecError.self) {
+            _ = try HEVCDecoder.decode(parameterSets: config.parameterSets, data: data, lengthSize: config.lengthSize, limits: .default,
+                                       stop: { polls.withLock { $0 += 1; return $0 > 2 } })
+        }
+        #expect(polls.withLock { $0 } == 3)
+        let kept = try HEVCDecoder.decode(parameterSets: config.parameterSets, data: data, lengthSize: config.lengthSize, limits: .default,
+                                          stop: { false })
+        let plain = try HEVCDecoder.decode(parameterSets: config.parameterSets, data: data, lengthSize: config.lengthSize)
+        #expect(kept.planes.map(\.samples) == plain.planes.map(\.samples))
+    }
+
     @Test("the estimate counts one tile per thread in flight, and limits refuse before decoding")
     func estimate() throws {
         let bytes = try HEIFFixtures.bytes("heif_other_arrow.heic")

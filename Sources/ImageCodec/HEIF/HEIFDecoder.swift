@@ -100,19 +100,18 @@ enum HEIFDecoder {
     /// Decodes the primary image reduced by `reduction` (1, 2, 4 or 8): ceil(size / reduction).
     static func decode(_ bytes: [UInt8], reduction: Int, limits: DecodeLimits,
                        tileDecoder: HEIFTileDecoder? = nil) throws -> DecodedImage {
-        let decodeTile = tileDecoder
         let graph = try HEIFImageGraph(try HEIFContainer(bytes), limits: limits)
         try limits.check(estimate(graph, reduction: reduction, threads: limits.maxThreads))
         let p = graph.primary
         var alphaPlane: [UInt8]?
         if let a = graph.alpha, !HEIFPictureRenderer.alphaFollowsTiles(a, p) {
-            let renderer = HEIFPictureRenderer(container: graph.container, plan: a, factor: 1, limits: limits, decodeTile: decodeTile)
+            let renderer = HEIFPictureRenderer(container: graph.container, plan: a, factor: 1, limits: limits, decodeTile: tileDecoder)
             var plane = try renderer.render(alpha: nil, premultiplied: false)
             if plane.layout != .gray { plane = plane.converted(to: .gray) }
             alphaPlane = scaledNearest(plane, width: p.displayWidth, height: p.displayHeight)
         }
         let alphaTiles = graph.alpha.flatMap { HEIFPictureRenderer.alphaFollowsTiles($0, p) ? $0 : nil }
-        let bitmap = try render(graph, plan: p, reduction: reduction, limits: limits, decodeTile: decodeTile, alpha: alphaPlane,
+        let bitmap = try render(graph, plan: p, reduction: reduction, limits: limits, decodeTile: tileDecoder, alpha: alphaPlane,
                                 alphaTiles: alphaTiles, premultiplied: graph.premultipliedAlpha)
         return DecodedImage(bitmap: bitmap, info: info(graph))
     }
