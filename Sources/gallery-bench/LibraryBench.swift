@@ -63,6 +63,8 @@ enum LibraryBench {
 
     /// The two restarts: on the index, and without it.
     private static func restarts(_ context: BenchContext, library: String, cache: String) throws {
+        // The run without the index starts from an empty cache, as it would on a first visit.
+        try? FileManager.default.removeItem(atPath: cache + "-noindex")
         let withIndex = try session(context, library: library, cache: cache, extra: [], albumSample: 50)
         print(withIndex.report(label: "with the index"))
         let without = try session(context, library: library, cache: cache + "-noindex", extra: ["--index", "off"], albumSample: 10)
