@@ -26,15 +26,24 @@ public struct DecodeLimits: Sendable, Equatable {
     /// Refused at full size: 4:4:4 multi-scan JPEGs above about 85 MP (70 MP with four
     /// components). A server's worst case is this times the decodes it runs at once.
     public var maxMemoryBytes: Int
+    /// Most threads one decode may use, the calling thread included. Only HEIF grids use more
+    /// than one (their tiles decode in parallel; each thread in flight holds one tile's
+    /// buffers, counted in the memory estimate). 2 by default: the cores of the machines this
+    /// runs on, and a fixed number so that estimates do not change from machine to machine.
+    /// A server that already runs as many renders as it has cores gains nothing from more and
+    /// may set 1 (values below 1 count as 1).
+    public var maxThreads: Int
 
     public init(maxPixels: Int = 100_000_000, maxDimension: Int = 65_500, maxScans: Int = 1_000,
-                maxInputBytes: Int = 256 << 20, maxMetadataBytes: Int = 8 << 20, maxMemoryBytes: Int = 768 << 20) {
+                maxInputBytes: Int = 256 << 20, maxMetadataBytes: Int = 8 << 20, maxMemoryBytes: Int = 768 << 20,
+                maxThreads: Int = 2) {
         self.maxPixels = maxPixels
         self.maxDimension = maxDimension
         self.maxScans = maxScans
         self.maxInputBytes = maxInputBytes
         self.maxMetadataBytes = maxMetadataBytes
         self.maxMemoryBytes = maxMemoryBytes
+        self.maxThreads = maxThreads
     }
 
     public static let `default` = DecodeLimits()

@@ -23,9 +23,20 @@ enum LibraryBench {
     }
 
     private static func measure(_ context: BenchContext) throws {
-        let dir = context.scratchDir + "/library"
+        // GALLERY_BENCH_LIBRARY=DIR keeps the library and its index in DIR: a second run with
+        // the same --photos skips building them (an index of 100,000 photos takes many minutes)
+        // and measures only the restarts, e.g. to compare two builds of the server.
+        let kept = ProcessInfo.processInfo.environment["GALLERY_BENCH_LIBRARY"].flatMap { $0.isEmpty ? nil : $0 }
+        let dir = kept ?? (context.scratchDir + "/library")
         let library = dir + "/photos", cache = dir + "/cache"
-        let albums = try makeLibrary(context, into: library)
+        if let kept, FileManager.default.fileExists(atPath: cache + "/library-index.sqlite"),
+           let count = try? String(contentsOfFile: kept + "/photo-count", encoding: .utf8), Int(count) == context.libraryPhotos {
+            print("library and index kept in \(kept) (GALLERY_BENCH_LIBRARY): build skipped")
+            try restarts(context, library: library, cache: cache)
+            return
+        }
+        try? FileManager.default.removeItem(atPath: dir)
+        try makeLibrary(context, into: library)
         let built = DispatchTime.now().uptimeNanoseconds
         let output = cache + "-index.out"
         try? FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
@@ -46,15 +57,23 @@ enum LibraryBench {
         let indexBytes = (try? FileManager.default.attributesOfItem(atPath: cache + "/library-index.sqlite")[.size] as? Int) ?? 0
         print(String(format: "index file: %.1f MB (%.0f bytes a photo)", Double(indexBytes) / 1e6, Double(indexBytes) / Double(max(1, context.libraryPhotos))))
 
-        let withIndex = try session(context, library: library, cache: cache, extra: [], albums: albums, albumSample: 50)
+        if let kept { try? String(context.libraryPhotos).write(toFile: kept + "/photo-count", atomically: true, encoding: .utf8) }
+        try restarts(context, library: library, cache: cache)
+    }
+
+    /// The two restarts: on the index, and without it.
+    private static func restarts(_ context: BenchContext, library: String, cache: String) throws {
+        // The run without the index starts from an empty cache, as it would on a first visit.
+        try? FileManager.default.removeItem(atPath: cache + "-noindex")
+        let withIndex = try session(context, library: library, cache: cache, extra: [], albumSample: 50)
         print(withIndex.report(label: "with the index"))
-        let without = try session(context, library: library, cache: cache + "-noindex", extra: ["--index", "off"], albums: albums, albumSample: 10)
+        let without = try session(context, library: library, cache: cache + "-noindex", extra: ["--index", "off"], albumSample: 10)
         print(without.report(label: "without (--index off)"))
     }
 
     /// Hard links (copies when the photo folder is on another file system) of the real photos,
-    /// `albumCount` albums of equal size; returns the album folder names.
-    private static func makeLibrary(_ context: BenchContext, into library: String) throws -> [String] {
+    /// up to 1,000 albums of equal size.
+    private static func makeLibrary(_ context: BenchContext, into library: String) throws {
         let sources = context.photos([".jpg", ".jpeg", ".png", ".heic", ".webp"])
         guard !sources.isEmpty else { throw WebSetup.Failure(description: "no photos in \(context.photoDir)") }
         let fm = FileManager.default
@@ -70,11 +89,9 @@ enum LibraryBench {
         let count = context.libraryPhotos
         let albumCount = max(1, min(1000, count / 100))
         let perAlbum = (count + albumCount - 1) / albumCount
-        var names: [String] = []
         var made = 0
         for a in 0..<albumCount where made < count {
             let name = String(format: "Album %04d", a)
-            names.append(name)
             try fm.createDirectory(atPath: library + "/" + name, withIntermediateDirectories: true)
             for p in 0..<perAlbum where made < count {
                 let source = local[made % local.count]
@@ -83,12 +100,13 @@ enum LibraryBench {
                 made += 1
             }
         }
-        return names
     }
 
     struct Session {
         var startSeconds: Double
         var latencies: [Double]
+        /// The page of each latency, in the same order.
+        var uris: [String]
         var pages: Int
         var unversioned: Int
         var failures: Int
@@ -100,13 +118,19 @@ enum LibraryBench {
             return String(format: "%@: start to first page %.0f ms; first views of %d pages p50 %.1f ms, p99 %.1f ms, max %.1f ms; "
                           + "%d image URLs without a version, %d failed pages; RSS after %.0f MB",
                           label, startSeconds * 1000, pages, pct(0.5), pct(0.99), (sorted.last ?? 0) * 1000, unversioned, failures,
-                          Double(rssKiB) / 1024)
+                          Double(rssKiB) / 1024) + "\n  slowest: " + slowest(3)
+        }
+
+        /// The `n` slowest pages with their times, to tell which kind of page makes the p99.
+        func slowest(_ n: Int) -> String {
+            zip(latencies, uris).sorted { $0.0 > $1.0 }.prefix(n)
+                .map { String(format: "%@ %.1f ms", $0.1, $0.0 * 1000) }.joined(separator: ", ")
         }
     }
 
     /// Starts the server, times its first page, then the first views of the root, a sample of
     /// album pages and a photo page from each; stops it.
-    private static func session(_ context: BenchContext, library: String, cache: String, extra: [String], albums: [String],
+    private static func session(_ context: BenchContext, library: String, cache: String, extra: [String],
                                 albumSample: Int) throws -> Session {
         let port = try WebSetup.freePort()
         let log = cache + ".log"
@@ -130,7 +154,7 @@ enum LibraryBench {
         let rootPage = try FastCGIClient.get(port: port, uri: "/")
         let startSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         var session = Session(startSeconds: startSeconds, latencies: [Double(DispatchTime.now().uptimeNanoseconds - rootStart) / 1e9],
-                              pages: 1, unversioned: unversioned(rootPage.body), failures: rootPage.status == 200 ? 0 : 1, rssKiB: 0)
+                              uris: ["/"], pages: 1, unversioned: unversioned(rootPage.body), failures: rootPage.status == 200 ? 0 : 1, rssKiB: 0)
         let albumLinks = Array(Set(WebBench.matches(in: rootPage.body, prefix: "/album/", allowed: "0123456789abcdef"))).sorted()
         var rng = SystemRandomNumberGenerator()
         let sample = albumLinks.shuffled(using: &rng).prefix(albumSample)
@@ -139,6 +163,7 @@ enum LibraryBench {
             let t0 = DispatchTime.now().uptimeNanoseconds
             let page = try FastCGIClient.get(port: port, uri: album)
             session.latencies.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9)
+            session.uris.append(album)
             session.pages += 1
             session.unversioned += unversioned(page.body)
             if page.status != 200 { session.failures += 1 }
@@ -148,6 +173,7 @@ enum LibraryBench {
             let t0 = DispatchTime.now().uptimeNanoseconds
             let page = try FastCGIClient.get(port: port, uri: photo)
             session.latencies.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9)
+            session.uris.append(photo)
             session.pages += 1
             session.unversioned += unversioned(page.body)
             if page.status != 200 { session.failures += 1 }
@@ -156,7 +182,6 @@ enum LibraryBench {
            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) {
             session.rssKiB = Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
         }
-        _ = albums
         return session
     }
 

@@ -71,6 +71,24 @@ import Testing
         #expect(f.privateItems.count == 5)
     }
 
+    /// The views share the full catalog's item table: what they leave out must still be absent
+    /// from every way of reading their items (lookup, count, listing).
+    @Test func viewsHideTheItemsOfAlbumsTheyLeaveOut() throws {
+        let f = try Fixture()
+        let full = f.app.catalog
+        let view = full.publicView()
+        for item in f.privateItems { #expect(view.items[item.id] == nil && full.items[item.id] != nil) }
+        #expect(view.items.count == full.items.count - f.privateItems.count)
+        #expect(Set(view.items.keys) == Set(full.items.keys).subtracting(f.privateItems.map(\.id)))
+        #expect(view.items.values.allSatisfy { view.albums[$0.albumID] != nil })
+        let secret = try #require(full.sharedView(of: f.album("Secret").id, linkPrefix: "/s/x"))
+        #expect(Set(secret.items.values.map(\.fileName)) == ["Hidden Cat.jpg", "Deep Sea.jpg"])
+        #expect(secret.items.count == 2)
+        let trips = try #require(full.sharedView(of: f.album("Trips").id, linkPrefix: "/s/y"))
+        #expect(trips.items.values.allSatisfy { $0.albumID != f.album("Trips/2024 Summer").id })
+        #expect(trips.items.count == trips.albums.values.reduce(0) { $0 + $1.itemIDs.count })
+    }
+
     /// Every page, feed and ZIP reachable from "/" by following links: no private id, title
     /// or file name anywhere, and counts that leave the private photos out.
     @Test func privateAlbumsAreListedNowhere() throws {

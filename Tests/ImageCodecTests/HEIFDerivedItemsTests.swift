@@ -92,7 +92,7 @@ struct HEIFDerivedItemsTests {
         let graph = try HEIFImageGraph(try HEIFContainer(bytes), limits: .default)
         let alpha = try #require(graph.alpha)
         #expect(HEIFPictureRenderer.alphaFollowsTiles(alpha, graph.primary))
-        let estimate = HEIFDecoder.estimate(graph, reduction: 8).description
+        let estimate = HEIFDecoder.estimate(graph, reduction: 8, threads: 2).description
         print("HEIF alpha_grid.heic at 1/8: \(estimate)")
         #expect(estimate.contains("alpha tile") && !estimate.contains("alpha plane"))
         // A single coded alpha under a single coded picture is a 1x1 "grid" too; the 29x100

@@ -107,7 +107,8 @@ public struct Catalog: Sendable {
     public var siteTitle: String
     public var rootID: String
     public var albums: [String: CatalogAlbum]
-    public var items: [String: CatalogItem]
+    /// The photos, in one table shared by every view of this snapshot (`CatalogItems`).
+    public var items: CatalogItems
     /// What every link of a page made from this catalog starts with: "" for the public view,
     /// "/s/<token>" for the view a share link opens (see `CatalogViews`).
     public var linkPrefix: String = ""
@@ -118,7 +119,7 @@ public struct Catalog: Sendable {
         self.siteTitle = siteTitle
         self.rootID = rootID
         self.albums = albums
-        self.items = items
+        self.items = CatalogItems(items)
     }
 
     /// An empty library (no folder yet).

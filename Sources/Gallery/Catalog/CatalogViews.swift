@@ -5,14 +5,14 @@ extension Catalog {
     /// Everything but private albums (and their photos): what the public routes serve. A
     /// private root leaves an empty gallery.
     public func publicView() -> Catalog {
-        var view = Catalog(siteTitle: siteTitle, rootID: rootID, albums: [:], items: [:])
-        view.showLocation = showLocation
+        var view = self
         guard let root = albums[rootID] else { return self }
         guard root.privateRoot == nil else {
             var empty = root
             empty.albumIDs = []
             empty.itemIDs = []
-            view.albums[rootID] = empty
+            view.albums = [rootID: empty]
+            view.items = items.restricted(to: [rootID], count: 0)
             return view
         }
         copy(from: rootID, into: &view) { $0.privateRoot == nil }
@@ -27,8 +27,8 @@ extension Catalog {
         guard var top = albums[albumID] else { return nil }
         let privacy = top.privateRoot
         top.parentID = nil
-        var view = Catalog(siteTitle: siteTitle, rootID: albumID, albums: [:], items: [:])
-        view.showLocation = showLocation
+        var view = self
+        view.rootID = albumID
         view.linkPrefix = linkPrefix
         var source = self
         source.albums[albumID] = top
@@ -36,16 +36,21 @@ extension Catalog {
         return view
     }
 
-    /// Copies the album `id` and, depth first, every album below it that `keep` accepts, with
-    /// their items; album lists keep only the kept albums.
+    /// Gives `view` the album `id` and, depth first, every album below it that `keep` accepts;
+    /// album lists keep only the kept albums. The view's items are this catalog's table
+    /// restricted to those albums: no item is copied (`CatalogItems`).
     private func copy(from id: String, into view: inout Catalog, keep: (CatalogAlbum) -> Bool) {
+        var kept: [String: CatalogAlbum] = [:]
+        var itemCount = 0
         var stack = [id]
         while let next = stack.popLast() {
-            guard view.albums[next] == nil, var album = albums[next] else { continue }
+            guard kept[next] == nil, var album = albums[next] else { continue }
             album.albumIDs = album.albumIDs.filter { albums[$0].map(keep) ?? false }
-            for itemID in album.itemIDs { view.items[itemID] = items[itemID] }
-            view.albums[next] = album
+            itemCount += album.itemIDs.count
+            kept[next] = album
             stack.append(contentsOf: album.albumIDs)
         }
+        view.albums = kept
+        view.items = items.restricted(to: Set(kept.keys), count: itemCount)
     }
 }

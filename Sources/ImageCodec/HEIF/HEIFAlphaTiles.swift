@@ -27,10 +27,10 @@ extension HEIFPictureRenderer {
     }
 
     /// Decodes alpha tile `index` of `alpha` and checks it covers a tile.
-    func decodeAlphaTile(_ alpha: HEIFPicturePlan, index: Int) throws -> HEVCPicture {
+    func decodeAlphaTile(_ alpha: HEIFPicturePlan, index: Int, stop: (() -> Bool)?) throws -> HEVCPicture {
         let tile = alpha.tiles[index]
         let data = try container.data(of: tile.itemID, limits: limits)
-        let picture = try decodeTile(alpha.configuration.parameterSets, data, alpha.configuration.lengthSize, limits)
+        let picture = try decodePicture(alpha.configuration, data: data, stop: stop)
         guard picture.width >= alpha.tileWidth, picture.height >= alpha.tileHeight, !picture.planes.isEmpty,
               picture.planes[0].width == picture.width, picture.planes[0].samples.count >= picture.width * picture.height,
               (8...16).contains(picture.bitDepthLuma) else {

@@ -38,7 +38,7 @@ enum HEIFDecoder {
     static func thumbnailMemoryEstimate(_ bytes: [UInt8], index: Int, reduction: Int, limits: DecodeLimits) throws -> DecodeMemoryEstimate {
         let graph = try HEIFImageGraph(try HEIFContainer(bytes), limits: limits)
         guard graph.thumbnails.indices.contains(index) else { throw ImageCodecError(.invalidArgument, "no embedded thumbnail \(index)") }
-        return estimate(graph, plan: graph.thumbnails[index].plan, alpha: nil, reduction: reduction)
+        return estimate(graph, plan: graph.thumbnails[index].plan, alpha: nil, reduction: reduction, threads: limits.maxThreads)
     }
 
     /// Decodes embedded thumbnail `index` of the primary image (no alpha).
@@ -47,44 +47,48 @@ enum HEIFDecoder {
         let graph = try HEIFImageGraph(try HEIFContainer(bytes), limits: limits)
         guard graph.thumbnails.indices.contains(index) else { throw ImageCodecError(.invalidArgument, "no embedded thumbnail \(index)") }
         let plan = graph.thumbnails[index].plan
-        try limits.check(estimate(graph, plan: plan, alpha: nil, reduction: reduction))
+        try limits.check(estimate(graph, plan: plan, alpha: nil, reduction: reduction, threads: limits.maxThreads))
         var result = info(graph)
         result.width = plan.displayWidth
         result.height = plan.displayHeight
         result.tileCount = plan.tiles.count
         result.hasAlpha = false
-        let bitmap = try render(graph, plan: plan, reduction: reduction, limits: limits, decodeTile: tileDecoder ?? defaultTileDecoder)
+        let bitmap = try render(graph, plan: plan, reduction: reduction, limits: limits, decodeTile: tileDecoder)
         return DecodedImage(bitmap: bitmap, info: result)
     }
 
-    static let defaultTileDecoder: HEIFTileDecoder = { try HEVCDecoder.decode(parameterSets: $0, data: $1, lengthSize: $2, limits: $3) }
-
     static func memoryEstimate(_ bytes: [UInt8], reduction: Int, limits: DecodeLimits) throws -> DecodeMemoryEstimate {
         let graph = try HEIFImageGraph(try HEIFContainer(bytes), limits: limits)
-        return estimate(graph, reduction: reduction)
+        return estimate(graph, reduction: reduction, threads: limits.maxThreads)
     }
 
-    static func estimate(_ graph: HEIFImageGraph, reduction f: Int) -> DecodeMemoryEstimate {
-        estimate(graph, plan: graph.primary, alpha: graph.alpha, reduction: f)
+    static func estimate(_ graph: HEIFImageGraph, reduction f: Int, threads: Int) -> DecodeMemoryEstimate {
+        estimate(graph, plan: graph.primary, alpha: graph.alpha, reduction: f, threads: threads)
     }
 
-    /// Output bitmap, one tile's buffers, and for alpha the displayed alpha plane and its decode.
-    static func estimate(_ graph: HEIFImageGraph, plan p: HEIFPicturePlan, alpha: HEIFPicturePlan?, reduction f: Int) -> DecodeMemoryEstimate {
+    /// Output bitmap, the buffers of the tiles in flight (one per thread, see
+    /// `HEIFPictureRenderer.tilesInFlight`), and for alpha the displayed alpha plane and its decode.
+    static func estimate(_ graph: HEIFImageGraph, plan p: HEIFPicturePlan, alpha: HEIFPicturePlan?, reduction f: Int,
+                         threads: Int) -> DecodeMemoryEstimate {
         let channels = (p.configuration.chromaFormat == .monochrome ? 1 : 3) + (alpha == nil ? 0 : 1)
         var e = DecodeMemoryEstimate("HEIF \(p.displayWidth)x\(p.displayHeight) (\(p.tiles.count) tiles) at \(8 / f)/8")
         let outW = (p.displayWidth + f - 1) / f, outH = (p.displayHeight + f - 1) / f
         e.add("output", outW, outH, channels)
         if p.overlay != nil {
-            e.add("overlay canvas and inputs", bytes: HEIFOverlayRenderer.workingBytes(p, factor: f) { maxItemCopy(graph, $0) })
+            e.add("overlay canvas and inputs", bytes: HEIFOverlayRenderer.workingBytes(p, factor: f, threads: threads) { maxItemCopy(graph, $0) })
             return e
         }
-        e.add("tile buffers", bytes: HEIFPictureRenderer.workingBytes(p, factor: f, channels: channels, maxItemBytes: maxItemCopy(graph, p)))
+        e.add("tile buffers", bytes: HEIFPictureRenderer.workingBytes(p, factor: f, channels: channels, maxItemBytes: maxItemCopy(graph, p),
+                                                                             threads: threads))
         if let a = alpha, HEIFPictureRenderer.alphaFollowsTiles(a, p) {
-            e.add("alpha tile", bytes: HEIFPictureRenderer.alphaTileBytes(a, maxItemBytes: maxItemCopy(graph, a)))
+            let inFlight = HEIFPictureRenderer.tilesInFlight(p, threads: threads)
+            e.add("alpha tiles", bytes: HEIFPictureRenderer.alphaTileBytes(a, maxItemBytes: maxItemCopy(graph, a))
+                .flatMap { DecodeMemoryEstimate.product([$0, inFlight]) })
         } else if let a = alpha {
             e.add("alpha plane", p.displayWidth, p.displayHeight)
             e.add("alpha decode", bytes: DecodeMemoryEstimate.sum([DecodeMemoryEstimate.product([a.displayWidth, a.displayHeight]),
-                                                                   HEIFPictureRenderer.workingBytes(a, factor: 1, channels: 1, maxItemBytes: maxItemCopy(graph, a))]))
+                                                                   HEIFPictureRenderer.workingBytes(a, factor: 1, channels: 1, maxItemBytes: maxItemCopy(graph, a),
+                                                                                                    threads: threads)]))
         }
         return e
     }
@@ -96,26 +100,25 @@ enum HEIFDecoder {
     /// Decodes the primary image reduced by `reduction` (1, 2, 4 or 8): ceil(size / reduction).
     static func decode(_ bytes: [UInt8], reduction: Int, limits: DecodeLimits,
                        tileDecoder: HEIFTileDecoder? = nil) throws -> DecodedImage {
-        let decodeTile = tileDecoder ?? defaultTileDecoder
         let graph = try HEIFImageGraph(try HEIFContainer(bytes), limits: limits)
-        try limits.check(estimate(graph, reduction: reduction))
+        try limits.check(estimate(graph, reduction: reduction, threads: limits.maxThreads))
         let p = graph.primary
         var alphaPlane: [UInt8]?
         if let a = graph.alpha, !HEIFPictureRenderer.alphaFollowsTiles(a, p) {
-            let renderer = HEIFPictureRenderer(container: graph.container, plan: a, factor: 1, limits: limits, decodeTile: decodeTile)
+            let renderer = HEIFPictureRenderer(container: graph.container, plan: a, factor: 1, limits: limits, decodeTile: tileDecoder)
             var plane = try renderer.render(alpha: nil, premultiplied: false)
             if plane.layout != .gray { plane = plane.converted(to: .gray) }
             alphaPlane = scaledNearest(plane, width: p.displayWidth, height: p.displayHeight)
         }
         let alphaTiles = graph.alpha.flatMap { HEIFPictureRenderer.alphaFollowsTiles($0, p) ? $0 : nil }
-        let bitmap = try render(graph, plan: p, reduction: reduction, limits: limits, decodeTile: decodeTile, alpha: alphaPlane,
+        let bitmap = try render(graph, plan: p, reduction: reduction, limits: limits, decodeTile: tileDecoder, alpha: alphaPlane,
                                 alphaTiles: alphaTiles, premultiplied: graph.premultipliedAlpha)
         return DecodedImage(bitmap: bitmap, info: info(graph))
     }
 
     /// `plan` drawn by the renderer its kind needs: an overlay's canvas, or tiles.
     private static func render(_ graph: HEIFImageGraph, plan: HEIFPicturePlan, reduction: Int, limits: DecodeLimits,
-                               decodeTile: @escaping HEIFTileDecoder, alpha: [UInt8]? = nil, alphaTiles: HEIFPicturePlan? = nil,
+                               decodeTile: HEIFTileDecoder?, alpha: [UInt8]? = nil, alphaTiles: HEIFPicturePlan? = nil,
                                premultiplied: Bool = false) throws -> Bitmap {
         if plan.overlay != nil {
             return try HEIFOverlayRenderer(container: graph.container, plan: plan, factor: reduction, limits: limits, decodeTile: decodeTile).render()

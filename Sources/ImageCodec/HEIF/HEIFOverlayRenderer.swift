@@ -13,11 +13,13 @@ struct HEIFOverlayRenderer {
     let plan: HEIFPicturePlan
     let factor: Int
     let limits: DecodeLimits
-    let decodeTile: HEIFTileDecoder
+    /// nil: our HEVC decoder.
+    let decodeTile: HEIFTileDecoder?
 
     /// Bytes `render` allocates besides the output bitmap; `itemBytes` gives the item data an
-    /// input plan copies (see `HEIFItemLocations.copiedBytes`).
-    static func workingBytes(_ plan: HEIFPicturePlan, factor: Int, itemBytes: (HEIFPicturePlan) -> Int) -> Int? {
+    /// input plan copies (see `HEIFItemLocations.copiedBytes`); a grid input decodes its tiles
+    /// on up to `threads` threads.
+    static func workingBytes(_ plan: HEIFPicturePlan, factor: Int, threads: Int, itemBytes: (HEIFPicturePlan) -> Int) -> Int? {
         guard let overlay = plan.overlay else { return 0 }
         let t = plan.transform
         let canvas = DecodeMemoryEstimate.product([plan.baseWidth, plan.baseHeight, 3])
@@ -31,7 +33,7 @@ struct HEIFOverlayRenderer {
             let bytes = DecodeMemoryEstimate.sum([
                 DecodeMemoryEstimate.product([p.displayWidth, p.displayHeight, channels]),
                 channels == 3 ? 0 : DecodeMemoryEstimate.product([p.displayWidth, p.displayHeight, 3]),
-                HEIFPictureRenderer.workingBytes(p, factor: 1, channels: channels, maxItemBytes: itemBytes(p)),
+                HEIFPictureRenderer.workingBytes(p, factor: 1, channels: channels, maxItemBytes: itemBytes(p), threads: threads),
             ])
             guard let bytes, let current = largestInput else { return nil }
             largestInput = max(current, bytes)

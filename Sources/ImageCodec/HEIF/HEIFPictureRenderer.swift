@@ -16,7 +16,8 @@ struct HEIFPictureRenderer {
     let plan: HEIFPicturePlan
     let factor: Int
     let limits: DecodeLimits
-    let decodeTile: HEIFTileDecoder
+    /// nil: our HEVC decoder, which a failed tile elsewhere can stop between CTB rows.
+    let decodeTile: HEIFTileDecoder?
 
     var hasChroma: Bool { plan.configuration.chromaFormat != .monochrome }
 
@@ -24,25 +25,42 @@ struct HEIFPictureRenderer {
     var reducedWidth: Int { (plan.transform.cropWidth + factor - 1) / factor }
     var reducedHeight: Int { (plan.transform.cropHeight + factor - 1) / factor }
 
-    /// Bytes of the buffers `render` allocates besides the output bitmap: one tile's planes
-    /// (as the HEVC decoder returns them, 16-bit samples), a converted row, the block sums and
-    /// the turned copy of the output.
-    static func workingBytes(_ plan: HEIFPicturePlan, factor: Int, channels: Int, maxItemBytes: Int) -> Int? {
+    /// Tiles decoded at once: one per thread, at most one per tile.
+    static func tilesInFlight(_ plan: HEIFPicturePlan, threads: Int) -> Int {
+        max(1, min(threads, plan.tiles.count))
+    }
+
+    /// Bytes of the buffers `render` allocates besides the output bitmap: per tile in flight
+    /// (`tilesInFlight`) its planes (as the HEVC decoder returns them, 16-bit samples) and its
+    /// item data; once, a converted row, the block sums and the turned copy of the output.
+    static func workingBytes(_ plan: HEIFPicturePlan, factor: Int, channels: Int, maxItemBytes: Int, threads: Int) -> Int? {
         let (cx, cy) = plan.configuration.chromaFormat.subsampling
         let chromaPlanes = plan.configuration.chromaFormat == .monochrome ? 0 : 2
         let tileW = plan.tileWidth + 8, tileH = plan.tileHeight + 8
         let cw = (tileW + cx - 1) / cx, ch = (tileH + cy - 1) / cy
         let outW = (plan.transform.cropWidth + factor - 1) / factor, outH = (plan.transform.cropHeight + factor - 1) / factor
-        let planes = DecodeMemoryEstimate.sum([DecodeMemoryEstimate.product([tileW, tileH, 2]),
-                                               DecodeMemoryEstimate.product([cw, ch, 2, chromaPlanes])])
+        let perTile = DecodeMemoryEstimate.sum([DecodeMemoryEstimate.product([tileW, tileH, 2]),
+                                                DecodeMemoryEstimate.product([cw, ch, 2, chromaPlanes]), maxItemBytes])
+        let tiles = perTile.flatMap { DecodeMemoryEstimate.product([$0, tilesInFlight(plan, threads: threads)]) }
         let sums = factor == 1 ? 0 : DecodeMemoryEstimate.product([outW, outH, channels, 4])
         let turned = plan.transform.orientation == .up ? 0 : DecodeMemoryEstimate.product([outW, outH, channels])
-        return DecodeMemoryEstimate.sum([planes, DecodeMemoryEstimate.product([tileW, channels]), sums, turned, maxItemBytes])
+        return DecodeMemoryEstimate.sum([tiles, DecodeMemoryEstimate.product([tileW, channels]), sums, turned])
+    }
+
+    /// One tile decoded and checked, ready to draw: the stored-picture rectangle it covers
+    /// inside the crop, its planes, its alpha tile and its colour converter.
+    struct DecodedTile {
+        let x0: Int, x1: Int, y0: Int, y1: Int
+        let tileX: Int, tileY: Int
+        let picture: HEVCPicture
+        let alpha: HEVCPicture?
+        let converter: HEIFColourConverter
     }
 
     /// The displayed picture reduced by `factor`: gray or RGB, with alpha when `alpha` (the
     /// displayed alpha plane at full size, `plan.displayWidth` wide) or `alphaTiles` (an alpha
-    /// plan that `alphaFollowsTiles` this one, decoded tile by tile) is given.
+    /// plan that `alphaFollowsTiles` this one, decoded tile by tile) is given. Tiles decode on
+    /// up to `limits.maxThreads` threads (`HEIFTileWorkers`); the pixels do not depend on it.
     func render(alpha: [UInt8]?, alphaTiles: HEIFPicturePlan? = nil, premultiplied: Bool) throws -> Bitmap {
         let t = plan.transform
         let opaque = alpha == nil && alphaTiles == nil
@@ -55,65 +73,114 @@ struct HEIFPictureRenderer {
         let phaseY = t.anchorsAtBottom ? (f - t.cropHeight % f) % f : 0
         var sums = [UInt32](repeating: 0, count: f == 1 ? 0 : outW * outH * c)
         var row = [UInt8](repeating: 0, count: plan.tileWidth * c)
-        let converterBase = (plan.configuration.chromaFormat, plan.configuration.bitDepthLuma, plan.configuration.bitDepthChroma)
-        let cropRight = t.cropX + t.cropWidth, cropBottom = t.cropY + t.cropHeight
+        let threads = Self.tilesInFlight(plan, threads: limits.maxThreads)
 
-        for (index, tile) in plan.tiles.enumerated() {
-            let x0 = max(tile.x, t.cropX), x1 = min(tile.x + plan.tileWidth, cropRight)
-            let y0 = max(tile.y, t.cropY), y1 = min(tile.y + plan.tileHeight, cropBottom)
-            guard x0 < x1, y0 < y1 else { continue }
-            let data = try container.data(of: tile.itemID, limits: limits)
-            let picture = try decodeTile(plan.configuration.parameterSets, data, plan.configuration.lengthSize, limits)
-            guard picture.width >= plan.tileWidth, picture.height >= plan.tileHeight,
-                  picture.chromaFormat == converterBase.0, picture.planes.count == picture.chromaFormat.planeCount,
-                  picture.planes[0].width == picture.width, picture.planes[0].samples.count >= picture.width * picture.height else {
-                throw ImageCodecError(.corrupt, "tile \(tile.itemID) decodes to \(picture.width)x\(picture.height) \(picture.chromaFormat), expected \(plan.tileWidth)x\(plan.tileHeight) \(converterBase.0)")
-            }
-            let alphaTile = try alphaTiles.map { try decodeAlphaTile($0, index: index) }
-            let converter = HEIFColourConverter(chroma: picture.chromaFormat, bitDepthLuma: picture.bitDepthLuma,
-                                                bitDepthChroma: picture.bitDepthChroma, nclx: plan.nclx, signal: picture.videoSignal)
-            let chromaWidth = picture.planes.count == 3 ? picture.planes[1].width : 0
-            if picture.planes.count == 3 {
-                let (sx, sy) = picture.chromaFormat.subsampling
-                let need = ((picture.width + sx - 1) / sx, (picture.height + sy - 1) / sy)
-                let chromaSamples = picture.planes[1].width * need.1
-                guard picture.planes[1].width >= need.0, picture.planes[2].width == picture.planes[1].width,
-                      picture.planes[1].samples.count >= chromaSamples, picture.planes[2].samples.count >= chromaSamples else {
-                    throw ImageCodecError(.corrupt, "tile \(tile.itemID) chroma planes are too small")
-                }
-            }
-            let yPlane = picture.planes[0].samples
-            let cbPlane = picture.planes.count == 3 ? picture.planes[1].samples : []
-            let crPlane = picture.planes.count == 3 ? picture.planes[2].samples : []
-            try yPlane.withUnsafeBufferPointer { yp in
-                try cbPlane.withUnsafeBufferPointer { cbp in
-                    try crPlane.withUnsafeBufferPointer { crp in
-                        try row.withUnsafeMutableBufferPointer { rowBuf in
-                            try output.pixels.withUnsafeMutableBufferPointer { outBuf in
-                                try sums.withUnsafeMutableBufferPointer { sumBuf in
-                                    for y in y0..<y1 {
-                                        converter.convertRow(y: yp.baseAddress!, cb: cbp.baseAddress, cr: crp.baseAddress, row: y - tile.y,
-                                                             x0: x0 - tile.x, count: x1 - x0, width: picture.width, chromaWidth: chromaWidth,
-                                                             out: rowBuf.baseAddress!, stride: c)
-                                        if let alpha { try fillAlpha(alpha, row: rowBuf.baseAddress!, y: y - t.cropY, x0: x0 - t.cropX, count: x1 - x0, channels: c, premultiplied: premultiplied) }
-                                        if let alphaTile { fillAlpha(from: alphaTile, row: rowBuf.baseAddress!, y: y - tile.y, x0: x0 - tile.x, count: x1 - x0, channels: c, premultiplied: premultiplied) }
-                                        let ry = y - t.cropY, rx = x0 - t.cropX
-                                        if f == 1 {
-                                            (outBuf.baseAddress! + (ry * outW + rx) * c).update(from: rowBuf.baseAddress!, count: (x1 - x0) * c)
-                                        } else {
-                                            accumulate(rowBuf.baseAddress!, count: x1 - x0, rx: rx, ry: ry, phaseX: phaseX, phaseY: phaseY,
-                                                       channels: c, hasAlpha: layout.hasAlpha, outW: outW, sums: sumBuf.baseAddress!)
-                                        }
-                                    }
-                                }
-                            }
+        try row.withUnsafeMutableBufferPointer { rowBuf in
+            try output.pixels.withUnsafeMutableBufferPointer { outBuf in
+                try sums.withUnsafeMutableBufferPointer { sumBuf in
+                    let target = DrawTarget(row: rowBuf.baseAddress!, output: outBuf.baseAddress!, sums: f == 1 ? nil : sumBuf.baseAddress,
+                                            channels: c, hasAlpha: layout.hasAlpha, outW: outW, phaseX: phaseX, phaseY: phaseY)
+                    let draw = { (tile: DecodedTile) throws in
+                        try self.draw(tile, into: target, alpha: alpha, premultiplied: premultiplied)
+                    }
+                    if threads == 1 {
+                        for index in plan.tiles.indices {
+                            if let tile = try decodedTile(at: index, alphaTiles: alphaTiles, stop: nil) { try draw(tile) }
                         }
+                    } else {
+                        try HEIFTileWorkers<DecodedTile>.run(count: plan.tiles.count, threads: threads,
+                                                              decode: { try self.decodedTile(at: $0, alphaTiles: alphaTiles, stop: $1) },
+                                                              reduce: { try draw($1) })
                     }
                 }
             }
         }
         if f > 1 { finish(&output, sums: sums, phaseX: phaseX, phaseY: phaseY) }
         return t.orientation.apply(to: output)
+    }
+
+    /// Decodes one coded picture of `configuration` with the injected decoder, or with ours,
+    /// which gives up at the next CTB row once `stop()` is true.
+    func decodePicture(_ configuration: HEVCConfiguration, data: ArraySlice<UInt8>, stop: (() -> Bool)?) throws -> HEVCPicture {
+        if let decodeTile { return try decodeTile(configuration.parameterSets, data, configuration.lengthSize, limits) }
+        return try HEVCDecoder.decode(parameterSets: configuration.parameterSets, data: data, lengthSize: configuration.lengthSize,
+                                      limits: limits, stop: stop)
+    }
+
+    /// Decodes tile `index` (and its alpha tile) and checks its planes; nil when the tile lies
+    /// outside the crop.
+    func decodedTile(at index: Int, alphaTiles: HEIFPicturePlan?, stop: (() -> Bool)?) throws -> DecodedTile? {
+        let t = plan.transform
+        let tile = plan.tiles[index]
+        let x0 = max(tile.x, t.cropX), x1 = min(tile.x + plan.tileWidth, t.cropX + t.cropWidth)
+        let y0 = max(tile.y, t.cropY), y1 = min(tile.y + plan.tileHeight, t.cropY + t.cropHeight)
+        guard x0 < x1, y0 < y1 else { return nil }
+        let data = try container.data(of: tile.itemID, limits: limits)
+        let picture = try decodePicture(plan.configuration, data: data, stop: stop)
+        guard picture.width >= plan.tileWidth, picture.height >= plan.tileHeight,
+              picture.chromaFormat == plan.configuration.chromaFormat, picture.planes.count == picture.chromaFormat.planeCount,
+              picture.planes[0].width == picture.width, picture.planes[0].samples.count >= picture.width * picture.height else {
+            throw ImageCodecError(.corrupt, "tile \(tile.itemID) decodes to \(picture.width)x\(picture.height) \(picture.chromaFormat), expected \(plan.tileWidth)x\(plan.tileHeight) \(plan.configuration.chromaFormat)")
+        }
+        let alphaTile = try alphaTiles.map { try decodeAlphaTile($0, index: index, stop: stop) }
+        if picture.planes.count == 3 {
+            let (sx, sy) = picture.chromaFormat.subsampling
+            let need = ((picture.width + sx - 1) / sx, (picture.height + sy - 1) / sy)
+            let chromaSamples = picture.planes[1].width * need.1
+            guard picture.planes[1].width >= need.0, picture.planes[2].width == picture.planes[1].width,
+                  picture.planes[1].samples.count >= chromaSamples, picture.planes[2].samples.count >= chromaSamples else {
+                throw ImageCodecError(.corrupt, "tile \(tile.itemID) chroma planes are too small")
+            }
+        }
+        let converter = HEIFColourConverter(chroma: picture.chromaFormat, bitDepthLuma: picture.bitDepthLuma,
+                                            bitDepthChroma: picture.bitDepthChroma, nclx: plan.nclx, signal: picture.videoSignal)
+        return DecodedTile(x0: x0, x1: x1, y0: y0, y1: y1, tileX: tile.x, tileY: tile.y, picture: picture, alpha: alphaTile,
+                           converter: converter)
+    }
+
+    /// The buffers a tile is drawn into: the converted row, the output and (at 1/f) the block sums.
+    struct DrawTarget {
+        let row: UnsafeMutablePointer<UInt8>
+        let output: UnsafeMutablePointer<UInt8>
+        let sums: UnsafeMutablePointer<UInt32>?
+        let channels: Int
+        let hasAlpha: Bool
+        let outW: Int
+        let phaseX: Int
+        let phaseY: Int
+    }
+
+    /// Converts a decoded tile row by row and copies (full size) or adds (reduced) each row
+    /// into `target`.
+    private func draw(_ tile: DecodedTile, into target: DrawTarget, alpha: [UInt8]?, premultiplied: Bool) throws {
+        let t = plan.transform
+        let picture = tile.picture
+        let c = target.channels
+        let chromaWidth = picture.planes.count == 3 ? picture.planes[1].width : 0
+        let yPlane = picture.planes[0].samples
+        let cbPlane = picture.planes.count == 3 ? picture.planes[1].samples : []
+        let crPlane = picture.planes.count == 3 ? picture.planes[2].samples : []
+        let count = tile.x1 - tile.x0
+        try yPlane.withUnsafeBufferPointer { yp in
+            try cbPlane.withUnsafeBufferPointer { cbp in
+                try crPlane.withUnsafeBufferPointer { crp in
+                    for y in tile.y0..<tile.y1 {
+                        tile.converter.convertRow(y: yp.baseAddress!, cb: cbp.baseAddress, cr: crp.baseAddress, row: y - tile.tileY,
+                                                  x0: tile.x0 - tile.tileX, count: count, width: picture.width, chromaWidth: chromaWidth,
+                                                  out: target.row, stride: c)
+                        if let alpha { try fillAlpha(alpha, row: target.row, y: y - t.cropY, x0: tile.x0 - t.cropX, count: count, channels: c, premultiplied: premultiplied) }
+                        if let alphaTile = tile.alpha { fillAlpha(from: alphaTile, row: target.row, y: y - tile.tileY, x0: tile.x0 - tile.tileX, count: count, channels: c, premultiplied: premultiplied) }
+                        let ry = y - t.cropY, rx = tile.x0 - t.cropX
+                        if let sums = target.sums {
+                            accumulate(target.row, count: count, rx: rx, ry: ry, phaseX: target.phaseX, phaseY: target.phaseY,
+                                       channels: c, hasAlpha: target.hasAlpha, outW: target.outW, sums: sums)
+                        } else {
+                            (target.output + (ry * target.outW + rx) * c).update(from: target.row, count: count * c)
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Alpha of crop-relative stored pixels (x0 + i, y), read from the displayed alpha plane.

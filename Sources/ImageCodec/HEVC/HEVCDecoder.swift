@@ -11,9 +11,16 @@ public enum HEVCDecoder {
     /// units, each preceded by a big-endian length of `lengthSize` (1, 2 or 4) bytes.
     public static func decode(parameterSets: [[UInt8]], data: ArraySlice<UInt8>, lengthSize: Int,
                               limits: DecodeLimits = .default) throws -> HEVCPicture {
+        try decode(parameterSets: parameterSets, data: data, lengthSize: lengthSize, limits: limits, stop: nil)
+    }
+
+    /// `decode`, giving up with an error at the next CTB row once `stop()` is true: a grid
+    /// decoded on several threads stops the tiles whose pixels a failed tile has made moot.
+    static func decode(parameterSets: [[UInt8]], data: ArraySlice<UInt8>, lengthSize: Int, limits: DecodeLimits,
+                       stop: (() -> Bool)?) throws -> HEVCPicture {
         try limits.check(inputBytes: data.count)
         let units = parameterSets.map { $0[...] } + (try HEVCNALSplitter.lengthPrefixed(data, lengthSize: lengthSize))
-        return try decodeFirstPicture(units, limits: limits, loopFilters: true)
+        return try decodeFirstPicture(units, limits: limits, loopFilters: true, stop: stop)
     }
 
     /// Decodes the first picture of an Annex B byte stream (NAL units after 00 00 01 start
@@ -50,7 +57,7 @@ public enum HEVCDecoder {
     /// Decodes the first picture among `units`. `loopFilters` false gives the reconstruction
     /// before deblocking and SAO (tests compare it with a reference decoder's).
     static func decodeFirstPicture(_ units: [ArraySlice<UInt8>], limits: DecodeLimits,
-                                   loopFilters: Bool) throws -> HEVCPicture {
+                                   loopFilters: Bool, stop: (() -> Bool)? = nil) throws -> HEVCPicture {
         var spss: [Int: HEVCSequenceParameterSet] = [:]
         var ppss: [Int: HEVCPictureParameterSet] = [:]
         var decoder: HEVCSliceDecoder?
@@ -75,6 +82,7 @@ public enum HEVCDecoder {
                         throw ImageCodecError(.corrupt, "HEVC slice refers to a missing parameter set")
                     }
                     decoder = try makeDecoder(sps: sps, pps: pps, limits: limits)
+                    decoder?.stop = stop
                 } else if firstInPicture {
                     break nalUnits
                 }

@@ -32,6 +32,9 @@ final class HEVCSliceDecoder {
     /// The arithmetic decoder, behind a pointer so that decoding a bin is a plain memory
     /// access rather than an exclusivity-checked modify of a class property.
     let cabac: UnsafeMutablePointer<HEVCCABACEngine>
+    /// Polled at the start of each CTB row: true ends the decode with an error (the caller
+    /// no longer needs the picture).
+    var stop: (() -> Bool)?
     // The per-slice and per-coding-unit state below is read and written for every block.
     // One decoder runs on one thread and never hands out overlapping accesses to these
     // plain values, so their dynamic exclusivity checks (a runtime call per access, about 5 %
@@ -180,6 +183,9 @@ final class HEVCSliceDecoder {
             while true {
                 guard frame.ctbSliceAddress[ctbAddrRs] < 0 else {
                     throw ImageCodecError(.corrupt, "HEVC CTB decoded twice")
+                }
+                if ctbAddrRs % layout.widthInCtbs == 0, let stop, stop() {
+                    throw ImageCodecError(.invalidArgument, "HEVC decode stopped by its caller")
                 }
                 try decodeCodingTreeUnit(ctbAddrRs: ctbAddrRs, ctbAddrTs: ctbAddrTs)
                 let endOfSlice = cabac.pointee.decodeTerminate() == 1

@@ -242,8 +242,14 @@ final class PipelineEngine: Sendable {
     }
 
     private func thumbnail(_ original: Original, spec: SizeSpec, format: RenderFormat) throws(PipelineError) -> RenderedImage {
+        var limits = configuration.decodeLimits
+        // Threads inside one decode (HEIF grid tiles) only pay while cores are idle: with as
+        // many renders running as cores, a second tile thread competes with them and holds
+        // another tile's buffers. Decided once here, before the render's memory estimate, so
+        // the bytes it reserves are the bytes its decode allocates.
+        limits.maxThreads = max(1, min(limits.maxThreads, ProcessInfo.processInfo.activeProcessorCount / max(1, limiter.running)))
         var options = RenderOptions(jpegQuality: configuration.jpegQuality, decodeHeadroom: configuration.decodeHeadroom,
-                                    limits: configuration.decodeLimits, colour: configuration.colour)
+                                    limits: limits, colour: configuration.colour)
         options.webpQuality = configuration.webpQuality
         if format == .webp { options.format = .webp }
         let t = try Renderer.render(original.bytes, mode: spec.mode, options: options, budget: budget)
