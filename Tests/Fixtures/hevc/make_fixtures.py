@@ -3,14 +3,21 @@
 of libde265's decode of each, before the loop filters (--disable-deblocking --disable-sao)
 and with them. Run from this folder: python3 make_fixtures.py [PHOTO.jpg]
 
+The tile and dependent-slice streams need kvazaar, which x265 cannot stand in for and Debian 12
+does not package: set FFMPEG_KVAZAAR to an ffmpeg built with libkvazaar (the static ffmpeg in
+PyPI's imageio-ffmpeg wheel has it). Without it their recorded entries are kept as they are.
+
 The byte layout the CRCs cover is libde265-dec265's -o output: Y, then Cb and Cr, cropped to
 the conformance window, one byte per sample at 8 bits, two (little-endian) above 8 bits.
 """
 import json, subprocess, sys, zlib, os
 
-def stream(name, size, params, pix="yuv420p", src=None, features=""):
+def stream(name, size, params, pix="yuv420p", src=None, features="", encoder="x265"):
     return dict(file=name + ".265", size=size, params=params, pix_fmt=pix, source=src or f"testsrc2=size={size}",
-                features=features)
+                features=features, encoder=encoder)
+
+def kvazaar(name, size, params, features):
+    return stream(name, size, params, features=features, encoder="kvazaar")
 
 STREAMS = [
     stream("ctu16_wpp", "176x144", "ctu=16", features="CTB 16, wavefront (x265 default), sign hiding, RDOQ, cu_qp_delta"),
@@ -54,11 +61,20 @@ STREAMS = [
     stream("scaling_file", "176x144", "ctu=32:scaling-list=scaling_list.txt", features="scaling lists transmitted in the SPS"),
     stream("scaling_file_10bit", "176x144", "ctu=16:scaling-list=scaling_list.txt:tskip=1:signhide=0", "yuv420p10le",
            features="Main 10 with transmitted scaling lists and transform skip"),
+    kvazaar("kvz_tiles_2x2", "320x192", "tiles=2x2", "2x2 uniform tiles in one slice: entry points, CABAC reset per tile"),
+    kvazaar("kvz_tiles_2x1", "176x144", "tiles=2x1", "2 tile columns of 2 and 1 CTBs (uniform spacing, uneven split)"),
+    kvazaar("kvz_tiles_split", "320x192", "tiles-width-split=64,tiles-height-split=128",
+            "explicit tile column and row sizes (uniform_spacing_flag 0)"),
+    kvazaar("kvz_tiles_3x2_slices", "320x192", "tiles=3x2,slices=tiles",
+            "a slice per tile (6 slices), no filtering across tiles"),
+    kvazaar("kvz_wpp_dependent", "320x192", "wpp=1,slices=wpp",
+            "wavefront with a dependent slice segment per CTB row"),
+    kvazaar("kvz_default", "320x192", "", "kvazaar's defaults: wavefront, SAO, deblocking, its own mode decisions"),
 ]
 
 # Streams whose filtered picture libde265 and ffmpeg decode differently: the filtered check
 # uses ffmpeg's (ours matches it), recorded as crc32_full_ffmpeg.
-FFMPEG_FILTERED = {"slices_wpp.265"}
+FFMPEG_FILTERED = {"slices_wpp.265", "kvz_tiles_3x2_slices.265"}
 
 def decode(path, *flags):
     out = path + ".tmp.yuv"
@@ -79,6 +95,11 @@ def main():
     if not photo and os.path.exists("manifest.json"):
         names = {s["file"] for s in streams}
         kept = [e for e in json.load(open("manifest.json"))["streams"] if e["file"] not in names]
+    kvazaar_ffmpeg = os.environ.get("FFMPEG_KVAZAAR")
+    if not kvazaar_ffmpeg and os.path.exists("manifest.json"):
+        recorded = {e["file"]: e for e in json.load(open("manifest.json"))["streams"]}
+        kept += [recorded[s["file"]] for s in streams if s.get("encoder", "x265") == "kvazaar" and s["file"] in recorded]
+        streams = [s for s in streams if s.get("encoder", "x265") != "kvazaar"]
     for s in streams:
         if s["source"].startswith("testsrc2"):
             inp = ["-f", "lavfi", "-i", s["source"]]
@@ -86,12 +107,19 @@ def main():
         else:
             inp = ["-i", s["source"]]
             vf = ["-vf", "scale=" + s["size"].replace("x", ":")]
-        params = "log-level=error:keyint=1" + (":" + s["params"] if s["params"] else "")
-        cmd = ["ffmpeg", "-hide_banner", "-loglevel", "error", *inp, *vf, "-frames:v", "1", "-pix_fmt", s["pix_fmt"],
-               "-c:v", "libx265", "-x265-params", params, s["file"], "-y"]
-        subprocess.run(cmd, check=True)
+        if s.get("encoder", "x265") == "kvazaar":
+            codec = ["-c:v", "libkvazaar"] + (["-kvazaar-params", s["params"]] if s["params"] else [])
+            cmd = [kvazaar_ffmpeg, "-hide_banner", "-loglevel", "error", *inp, *vf, "-frames:v", "1",
+                   "-pix_fmt", s["pix_fmt"], *codec, s["file"], "-y"]
+        else:
+            params = "log-level=error:keyint=1" + (":" + s["params"] if s["params"] else "")
+            cmd = ["ffmpeg", "-hide_banner", "-loglevel", "error", *inp, *vf, "-frames:v", "1", "-pix_fmt", s["pix_fmt"],
+                   "-c:v", "libx265", "-x265-params", params, s["file"], "-y"]
+        subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL if s.get("encoder", "x265") == "kvazaar" else None)
         e = dict(s)
         e["command"] = " ".join(cmd).replace(s["source"], os.path.basename(s["source"]) if not s["source"].startswith("testsrc2") else s["source"])
+        if kvazaar_ffmpeg:
+            e["command"] = e["command"].replace(kvazaar_ffmpeg, "ffmpeg")
         del e["source"]
         if s["pix_fmt"].endswith("12le"):
             e["expected"] = "unsupported"
@@ -105,7 +133,7 @@ def main():
                 e["crc32_full_ffmpeg"] = "%08x" % zlib.crc32(ff)
         entries.append(e)
     entries += kept
-    json.dump(dict(reference="libde265-dec265 1.0.11 (Debian), x265 via ffmpeg", streams=entries),
+    json.dump(dict(reference="libde265-dec265 1.0.11 (Debian), x265 and kvazaar via ffmpeg", streams=entries),
               open("manifest.json", "w"), indent=1)
 
 main()
