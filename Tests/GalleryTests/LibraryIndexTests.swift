@@ -206,11 +206,16 @@ import Testing
         let photo = String(decoding: app.handle(FastCGIRequest(params: ["REQUEST_METHOD": "GET", "REQUEST_URI": "/photo/\(turned.id)"])).body,
                            as: UTF8.self)
         #expect(photo.contains("?v=") && photo.contains("JPEG"))
-        // Without the index the same restart links images without versions (they redirect).
+        // Without the index the same restart knows no version: each would need its file hashed
+        // (within the page's budget, or the image is linked without one and redirects). Asked
+        // of the pipeline before any page runs lookups, not read off a page with a zero budget,
+        // where lookup threads that hash seven small files fast enough made this a race.
         let plain = try Self.makeApp(library, indexPath: nil, pageWait: 0)
-        let plainHTML = String(decoding: plain.handle(FastCGIRequest(params: ["REQUEST_METHOD": "GET", "REQUEST_URI": "/album/\(trips.id)"])).body,
-                               as: UTF8.self)
-        #expect(plainHTML.components(separatedBy: "/img/").dropFirst().contains { !$0.prefix(40).contains("?v=") })
+        let plainTrips = try #require(plain.catalog.albums.values.first { $0.relativePath == "Trips" })
+        #expect(!plainTrips.itemIDs.isEmpty)
+        #expect(plainTrips.itemIDs.allSatisfy { id in
+            plain.catalog.items[id].map { plain.pipeline.knownVersion(url: $0.sourceURL) == nil } ?? false
+        })
     }
 
     @Test func indexThatCannotBeWrittenServesFromScans() throws {
