@@ -48,6 +48,10 @@ public final class SiteCrawler: @unchecked Sendable {
     public let options: WarmOptions
     /// Paths that are never pages: originals (large), static assets, images.
     static let skippedPrefixes = ["/original/", "/static/", "/img/"]
+    /// Links that are neither pages nor images to warm: `/album/<id>/download` starts a ZIP of
+    /// the album's originals. Fetching one only to drop it held one of the server's few
+    /// download slots until the server noticed, and the next album's link then got a 503.
+    static let skippedLastSegments: Set<Substring> = ["download"]
     static let skippedExtensions: Set<String> = ["jpg", "jpeg", "png", "webp", "heic", "heif", "gif", "avif", "svg", "css",
                                                  "js", "json", "ico", "zip", "pdf", "mp4", "mov", "txt", "xml"]
     static let maxFailuresKept = 20
@@ -158,6 +162,7 @@ public final class SiteCrawler: @unchecked Sendable {
         let (path, _) = SiteURL.pathAndQuery(target)
         guard path.hasPrefix(scope), !Self.skippedPrefixes.contains(where: { path.hasPrefix($0) }) else { return false }
         let name = path.split(separator: "/").last ?? ""
+        guard !Self.skippedLastSegments.contains(name) else { return false }
         guard let dot = name.lastIndex(of: ".") else { return true }
         return !Self.skippedExtensions.contains(name[name.index(after: dot)...].lowercased())
     }
