@@ -360,6 +360,8 @@ struct MacroblockEncoder: ~Copyable {
             var best = (score: Int.max, mode: 0, rd: 0, nz: false)
             let ctx = tnzLocal[x] &+ lnzLocal[y]
             for mode in 0..<10 {
+                // The header cost alone already loses: nothing below can win (exact skip).
+                if Int(modeCosts.i4[context &+ mode]) &* lambda >= best.score { continue }
                 let p = pred + mode &* 16
                 VP8IntraPrediction.predictSubblock(p, stride: 4, mode: UInt8(mode), top: edge + 1, left: edgeLeft, leftStride: 1)
                 Transforms.forward(s, ys, p, 4, coef)
