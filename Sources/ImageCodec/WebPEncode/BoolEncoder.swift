@@ -20,20 +20,16 @@ struct BoolEncoder {
     /// Codes `bit` whose probability of being 0 is `probability`/256.
     @inline(__always)
     mutating func put(_ bit: Bool, _ probability: Int) {
+        // Branch-free on the bit, which is as unpredictable as the data: all ones or zero.
         let split = 1 &+ (((range &- 1) &* UInt32(truncatingIfNeeded: probability)) &>> 8)
-        if bit {
-            low &+= UInt64(split)
-            range &-= split
-        } else {
-            range = split
-        }
+        let ones = 0 &- UInt32(bit ? 1 : 0)
+        low &+= UInt64(split & ones)
+        range = ((range &- split) & ones) | (split & ~ones)
         let shift = range.leadingZeroBitCount &- 24
-        if shift > 0 {
-            range &<<= UInt32(shift)
-            low &<<= UInt64(shift)
-            bitCount &+= shift
-            if bitCount >= 8 { flushBytes() }
-        }
+        range &<<= UInt32(truncatingIfNeeded: shift)
+        low &<<= UInt64(truncatingIfNeeded: shift)
+        bitCount &+= shift
+        if bitCount >= 8 { flushBytes() }
     }
 
     /// Writes whole bytes from the top of `low`, leaving fewer than 8 pending bits.
