@@ -243,35 +243,17 @@ struct MacroblockEncoder: ~Copyable {
     /// decoder's constants outside the frame (see `VP8IntraPrediction`).
     private func buildContext(mx: Int, my: Int, recon: borrowing YUVPlanes) {
         let ys = recon.yStride, uvs = recon.uvStride
-        let top = top16
+        PredictionEdges.gather(recon.y, stride: ys, x: mx &* 16, y: my &* 16, size: 16, top: top16, left: left16)
+        PredictionEdges.gather(recon.u, stride: uvs, x: mx &* 8, y: my &* 8, size: 8, top: topU, left: leftU)
+        PredictionEdges.gather(recon.v, stride: uvs, x: mx &* 8, y: my &* 8, size: 8, top: topV, left: leftV)
+        // The 4×4 blocks of the right column read four pixels above-right: the next
+        // macroblock's bottom row above, or the last pixel above repeated at the right edge.
         if my == 0 {
-            top.update(repeating: 127, count: 21)
-            (topU).update(repeating: 127, count: 9)
-            (topV).update(repeating: 127, count: 9)
+            (top16 + 17).update(repeating: 127, count: 4)
+        } else if mx &+ 1 < mbw {
+            (top16 + 17).update(from: recon.y + ((my &* 16 &- 1) &* ys &+ mx &* 16 &+ 16), count: 4)
         } else {
-            let above = recon.y + ((my &* 16 &- 1) &* ys &+ mx &* 16)
-            (top + 1).update(from: above, count: 16)
-            top[0] = mx > 0 ? above[-1] : 129
-            if mx &+ 1 < mbw { (top + 17).update(from: above + 16, count: 4) } else { (top + 17).update(repeating: above[15], count: 4) }
-            let uvAbove = (my &* 8 &- 1) &* uvs &+ mx &* 8
-            @inline(__always) func chromaTop(_ t: UnsafeMutablePointer<UInt8>, _ plane: UnsafeMutablePointer<UInt8>) {
-                (t + 1).update(from: plane + uvAbove, count: 8)
-                t[0] = mx > 0 ? plane[uvAbove &- 1] : 129
-            }
-            chromaTop(topU, recon.u)
-            chromaTop(topV, recon.v)
-        }
-        if mx == 0 {
-            (left16).update(repeating: 129, count: 16)
-            (leftU).update(repeating: 129, count: 8)
-            (leftV).update(repeating: 129, count: 8)
-        } else {
-            let l = left16
-            let column = recon.y + ((my &* 16) &* ys &+ mx &* 16 &- 1)
-            for i in 0..<16 { l[i] = column[i &* ys] }
-            let uvColumn = (my &* 8) &* uvs &+ mx &* 8 &- 1
-            let lu = leftU, lv = leftV
-            for i in 0..<8 { lu[i] = recon.u[uvColumn &+ i &* uvs]; lv[i] = recon.v[uvColumn &+ i &* uvs] }
+            (top16 + 17).update(repeating: top16[16], count: 4)
         }
     }
 

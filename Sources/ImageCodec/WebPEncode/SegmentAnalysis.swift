@@ -39,13 +39,7 @@ enum SegmentAnalysis {
                 // Edges from the source, with the decoder's constants outside the frame.
                 let ys = frame.source.yStride, uvs = frame.source.uvStride
                 let y0 = frame.source.y + ((my * 16) * ys + mx * 16)
-                if my > 0 {
-                    (top + 1).update(from: y0 - ys, count: 16)
-                    top[0] = mx > 0 ? (y0 - ys)[-1] : 129
-                } else {
-                    top.update(repeating: 127, count: 17)
-                }
-                for i in 0..<16 { left[i] = mx > 0 ? y0[i * ys - 1] : 129 }
+                PredictionEdges.gather(frame.source.y, stride: ys, x: mx * 16, y: my * 16, size: 16, top: top, left: left)
                 let edges = VP8IntraPrediction.DCEdges(hasTop: my > 0, hasLeft: mx > 0)
                 var bestAlpha = 0
                 for mode in IntraMode16.dc.rawValue...IntraMode16.tm.rawValue {
@@ -63,14 +57,9 @@ enum SegmentAnalysis {
                 for mode in IntraMode16.dc.rawValue...IntraMode16.tm.rawValue {
                     bins.update(repeating: 0, count: 32)
                     for plane in 0..<2 {
-                        let c0 = (plane == 0 ? frame.source.u : frame.source.v) + uvOffset
-                        if my > 0 {
-                            (topC + 1).update(from: c0 - uvs, count: 8)
-                            topC[0] = mx > 0 ? (c0 - uvs)[-1] : 129
-                        } else {
-                            topC.update(repeating: 127, count: 9)
-                        }
-                        for i in 0..<8 { leftC[i] = mx > 0 ? c0[i * uvs - 1] : 129 }
+                        let base = plane == 0 ? frame.source.u : frame.source.v
+                        let c0 = base + uvOffset
+                        PredictionEdges.gather(base, stride: uvs, x: mx * 8, y: my * 8, size: 8, top: topC, left: leftC)
                         VP8IntraPrediction.predictBlock(pred, stride: 8, size: 8, mode: UInt8(mode), edges: edges, top: topC + 1, left: leftC, leftStride: 1)
                         for blk in 0..<4 {
                             let x = blk & 1, y = blk >> 1
