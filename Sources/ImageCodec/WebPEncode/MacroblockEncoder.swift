@@ -24,6 +24,8 @@ struct MacroblockEncoder: ~Copyable {
     /// Sub-block modes bordering the next macroblock (4 per column above, 4 to the left).
     private let topModes: UnsafeMutablePointer<UInt8>
     private let leftModes: UnsafeMutablePointer<UInt8>
+    /// The non-zero contexts (top, then left) a macroblock's tokens are counted with.
+    private let tokenContexts: UnsafeMutablePointer<UInt8>
     /// Largest edge step of a flat (DC-only) 16×16 macroblock per segment, for the filter.
     let maxEdge: UnsafeMutablePointer<Int>
 
@@ -100,13 +102,14 @@ struct MacroblockEncoder: ~Copyable {
         topModes = .allocate(capacity: mbw * 4)
         topModes.initialize(repeating: 0, count: mbw * 4)
         leftModes = .allocate(capacity: 4)
+        tokenContexts = .allocate(capacity: 18)
         maxEdge = .allocate(capacity: 4)
         maxEdge.initialize(repeating: 0, count: 4)
     }
 
     deinit {
         bytes.deallocate(); ints.deallocate(); shorts.deallocate()
-        topNz.deallocate(); leftNz.deallocate(); topModes.deallocate(); leftModes.deallocate()
+        topNz.deallocate(); leftNz.deallocate(); topModes.deallocate(); leftModes.deallocate(); tokenContexts.deallocate()
         maxEdge.deallocate()
     }
 
@@ -116,9 +119,11 @@ struct MacroblockEncoder: ~Copyable {
         leftModes.initialize(repeating: 0, count: 4)
     }
 
-    /// Chooses modes for macroblock (mx, my), stores its levels, modes and reconstruction.
+    /// Chooses modes for macroblock (mx, my), stores its levels, modes and reconstruction,
+    /// and adds its tokens (unless it is skipped) to `statistics` (see `TokenStatistics`).
     func encode(mx: Int, my: Int, frame: borrowing FrameStore, matrices: UnsafePointer<QuantMatrix>,
-                segment: UnsafePointer<SegmentParameters>, costs: borrowing TokenCosts, modeCosts: borrowing ModeCosts) {
+                segment: UnsafePointer<SegmentParameters>, costs: borrowing TokenCosts, modeCosts: borrowing ModeCosts,
+                statistics: UnsafeMutablePointer<UInt32>) {
         let index = my &* mbw &+ mx
         let seg = Int(frame.segment[index])
         let sp = segment + seg
@@ -188,6 +193,8 @@ struct MacroblockEncoder: ~Copyable {
 
         // Commit: levels, modes, reconstruction, contexts.
         let out = frame.levels + index &* 400
+        tokenContexts.update(from: tnz, count: 9)
+        (tokenContexts + 9).update(from: leftNz, count: 9)
         let subModes = frame.subModes + index &* 16
         var yNz: Int
         if i4Wins {
@@ -223,6 +230,10 @@ struct MacroblockEncoder: ~Copyable {
         tnz[6] = UInt8(uvNz >> 6 & 1); tnz[7] = UInt8(uvNz >> 7 & 1)
         leftNz[6] = UInt8(uvNz >> 5 & 1); leftNz[7] = UInt8(uvNz >> 7 & 1)
         frame.skip[index] = (yNz == 0 && uvNz == 0) ? 1 : 0
+        if frame.skip[index] == 0 {
+            var sink = TokenStatistics(counts: statistics)
+            TokenCoder.codeMacroblock(out, i4: i4Wins, top: tokenContexts, left: tokenContexts + 9, into: &sink)
+        }
     }
 
     /// The scan position after the last non-zero level (0 when none).

@@ -109,6 +109,35 @@ enum TokenCoder {
         return true
     }
 
+    /// Codes one macroblock's blocks in bitstream order (Y2 unless `i4`, 16 luma, 4 U, 4 V;
+    /// levels laid out as in `FrameStore`) with the non-zero contexts `top` and `left` (9
+    /// flags each: 4 luma, 2 U, 2 V, Y2), which it updates as the decoder does.
+    @inline(__always)
+    static func codeMacroblock<S: TokenSink>(_ levels: UnsafePointer<Int16>, i4: Bool, top: UnsafeMutablePointer<UInt8>,
+                                             left: UnsafeMutablePointer<UInt8>, into sink: inout S) {
+        var type = 3, first = 0
+        if !i4 {
+            let nz: UInt8 = code(levels + 384, type: 1, first: 0, ctx: Int(top[8] &+ left[8]), into: &sink) ? 1 : 0
+            top[8] = nz
+            left[8] = nz
+            type = 0
+            first = 1
+        }
+        for blk in 0..<16 {
+            let x = blk & 3, y = blk >> 2
+            let nz: UInt8 = code(levels + blk &* 16, type: type, first: first, ctx: Int(top[x] &+ left[y]), into: &sink) ? 1 : 0
+            top[x] = nz
+            left[y] = nz
+        }
+        for blk in 0..<8 {
+            let plane = blk >> 2, x = blk & 1, y = (blk >> 1) & 1
+            let t = 4 &+ plane &* 2 &+ x, l = 4 &+ plane &* 2 &+ y
+            let nz: UInt8 = code(levels + (16 &+ blk) &* 16, type: 2, first: 0, ctx: Int(top[t] &+ left[l]), into: &sink) ? 1 : 0
+            top[t] = nz
+            left[l] = nz
+        }
+    }
+
     /// The frame's probabilities from `counts`: each node gets the probability its counts
     /// call for when that saves more than the 8 bits (plus flag) its update costs.
     static func chooseProbabilities(counts: UnsafePointer<UInt32>, into p: UnsafeMutablePointer<UInt8>) {

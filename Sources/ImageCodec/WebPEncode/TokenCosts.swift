@@ -40,45 +40,59 @@ struct TokenCosts: ~Copyable {
             for (k, prob) in bits.enumerated() { extra += TokenCosts.bit((v - 67) >> (10 - k) & 1 == 1, prob) }
             category6[v - 67] = extra
         }
-        for row in 0..<96 {
-            let q = p + row * 11
-            let out = table + row * TokenCosts.stride
-            @inline(__always) func c(_ b: Bool, _ node: Int) -> Int32 { TokenCosts.bit(b, Int(q[node])) }
-            let notEnd = c(true, 0)
-            let folded = row % 3 == 0 ? 0 : notEnd
-            out[68] = UInt16(c(false, 0))
-            out[69] = UInt16(notEnd)
-            out[0] = UInt16(c(false, 1) + folded)
-            for v in 1...67 {
-                var cost = c(true, 1) + 256 + folded
-                if v == 1 {
-                    cost += c(false, 2)
-                } else {
-                    cost += c(true, 2)
-                    if v <= 4 {
-                        cost += c(false, 3)
-                        cost += v == 2 ? c(false, 4) : c(true, 4) + c(v == 4, 5)
-                    } else if v <= 10 {
-                        cost += c(true, 3) + c(false, 6)
-                        if v <= 6 {
-                            cost += c(false, 7) + TokenCosts.bit(v == 6, 159)
-                        } else {
-                            cost += c(true, 7) + TokenCosts.bit(v >= 9, 165) + TokenCosts.bit(v & 1 == 0, 145)
+        update(probabilities: p)
+    }
+
+    /// Cost of the extra bits of magnitude v = 0...67 (fixed probabilities; 0 below 5 and for
+    /// category 6, whose extra bits are in `category6`).
+    static let extraBits: [Int32] = (0...67).map { v in
+        guard v >= 5, v < 67 else { return 0 }
+        if v <= 6 { return TokenCosts.bit(v == 6, 159) }
+        if v <= 10 { return TokenCosts.bit(v >= 9, 165) + TokenCosts.bit(v & 1 == 0, 145) }
+        let cat = v < 19 ? 2 : v < 35 ? 3 : 4
+        let bits = VP8Tables.categoryProbabilities[cat]
+        let offset = v - VP8Tables.categoryBase[cat]
+        var cost: Int32 = 0
+        for (k, prob) in bits.enumerated() { cost += TokenCosts.bit(offset >> (bits.count - 1 - k) & 1 == 1, prob) }
+        return cost
+    }
+
+    /// Rebuilds the level costs for new probabilities: per row, the cost of each tree
+    /// decision once, then each magnitude's path through the token tree (RFC 6386 §13.2)
+    /// plus its fixed extra bits. Runs about eight times per frame.
+    func update(probabilities p: UnsafePointer<UInt8>) {
+        TokenCosts.entropy.withUnsafeBufferPointer { e in
+            TokenCosts.extraBits.withUnsafeBufferPointer { extra in
+                for row in 0..<96 {
+                    let q = p + row &* 11
+                    @inline(__always) func zero(_ node: Int) -> Int32 { e[Int(q[node])] }
+                    @inline(__always) func one(_ node: Int) -> Int32 { e[256 &- Int(q[node])] }
+                    let out = table + row &* TokenCosts.stride
+                    let notEnd = one(0)
+                    let folded = row % 3 == 0 ? 0 : notEnd
+                    out[68] = UInt16(zero(0))
+                    out[69] = UInt16(notEnd)
+                    out[0] = UInt16(zero(1) &+ folded)
+                    let nonZero = one(1) &+ 256 &+ folded  // with the sign
+                    let big = nonZero &+ one(2)  // v ≥ 2
+                    let over4 = big &+ one(3)  // v ≥ 5
+                    let over10 = over4 &+ one(6)  // v ≥ 11
+                    for v in 1...67 {
+                        let path: Int32
+                        switch v {
+                        case 1: path = nonZero &+ zero(2)
+                        case 2: path = big &+ zero(3) &+ zero(4)
+                        case 3, 4: path = big &+ zero(3) &+ one(4) &+ (v == 4 ? one(5) : zero(5))
+                        case 5, 6: path = over4 &+ zero(6) &+ zero(7)
+                        case 7...10: path = over4 &+ zero(6) &+ one(7)
+                        case 11...18: path = over10 &+ zero(8) &+ zero(9)
+                        case 19...34: path = over10 &+ zero(8) &+ one(9)
+                        case 35...66: path = over10 &+ one(8) &+ zero(10)
+                        default: path = over10 &+ one(8) &+ one(10)
                         }
-                    } else {
-                        cost += c(true, 3) + c(true, 6)
-                        let cat = v < 19 ? 2 : v < 35 ? 3 : v < 67 ? 4 : 5
-                        cost += cat <= 3 ? c(false, 8) + c(cat == 3, 9) : c(true, 8) + c(cat == 5, 10)
-                        if cat < 5 {
-                            let bits = VP8Tables.categoryProbabilities[cat]
-                            let offset = v - VP8Tables.categoryBase[cat]
-                            for (k, prob) in bits.enumerated() {
-                                cost += TokenCosts.bit(offset >> (bits.count - 1 - k) & 1 == 1, prob)
-                            }
-                        }
+                        out[v] = UInt16(path &+ extra[v])
                     }
                 }
-                out[v] = UInt16(cost)
             }
         }
     }

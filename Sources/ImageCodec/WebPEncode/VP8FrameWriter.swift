@@ -19,7 +19,11 @@ enum VP8FrameWriter {
     /// First partition size must fit the frame tag's 19 bits.
     static let maxFirstPartition = (1 << 19) - 1
 
-    static func write(_ frame: borrowing FrameStore, _ parameters: VP8FrameParameters) throws -> [UInt8] {
+    /// `skippedCounts`: the token statistics of every macroblock not skipped, as the mode
+    /// decision gathered them; they are the frame's statistics when the skip flag is used,
+    /// otherwise the skipped macroblocks' end-of-block tokens are counted again here.
+    static func write(_ frame: borrowing FrameStore, _ parameters: VP8FrameParameters,
+                      skippedCounts: UnsafePointer<UInt32>) throws -> [UInt8] {
         let count = frame.mbw * frame.mbh
         var skipped = 0
         for i in 0..<count where frame.skip[i] != 0 { skipped += 1 }
@@ -28,9 +32,13 @@ enum VP8FrameWriter {
 
         let counts = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * 1056)
         defer { counts.deallocate() }
-        counts.initialize(repeating: 0, count: 2 * 1056)
-        var statistics = TokenStatistics(counts: counts)
-        codeTokens(frame, useSkip: useSkip, into: &statistics)
+        if useSkip {
+            counts.initialize(from: skippedCounts, count: 2 * 1056)
+        } else {
+            counts.initialize(repeating: 0, count: 2 * 1056)
+            var statistics = TokenStatistics(counts: counts)
+            codeTokens(frame, useSkip: false, into: &statistics)
+        }
         let probabilities = UnsafeMutablePointer<UInt8>.allocate(capacity: 1056)
         defer { probabilities.deallocate() }
         TokenCoder.chooseProbabilities(counts: counts, into: probabilities)
@@ -156,40 +164,20 @@ enum VP8FrameWriter {
         let topNz = UnsafeMutablePointer<UInt8>.allocate(capacity: mbw * 9)
         defer { topNz.deallocate() }
         topNz.initialize(repeating: 0, count: mbw * 9)
-        var left: InlineArray<9, UInt8> = .init(repeating: 0)
+        let left = UnsafeMutablePointer<UInt8>.allocate(capacity: 9)
+        defer { left.deallocate() }
         for my in 0..<frame.mbh {
-            for k in 0..<9 { left[k] = 0 }
+            left.initialize(repeating: 0, count: 9)
             for mx in 0..<mbw {
                 let i = my &* mbw &+ mx
                 let top = topNz + mx &* 9
-                let levels = UnsafePointer(frame.levels + i &* 400)
                 let i4 = frame.yMode[i] == 4
                 if useSkip && frame.skip[i] != 0 {
                     for k in 0..<8 { top[k] = 0; left[k] = 0 }
                     if !i4 { top[8] = 0; left[8] = 0 }
                     continue
                 }
-                var type = 3, first = 0
-                if !i4 {
-                    let nz: UInt8 = TokenCoder.code(levels + 384, type: 1, first: 0, ctx: Int(top[8] &+ left[8]), into: &sink) ? 1 : 0
-                    top[8] = nz
-                    left[8] = nz
-                    type = 0
-                    first = 1
-                }
-                for blk in 0..<16 {
-                    let x = blk & 3, y = blk >> 2
-                    let nz: UInt8 = TokenCoder.code(levels + blk &* 16, type: type, first: first, ctx: Int(top[x] &+ left[y]), into: &sink) ? 1 : 0
-                    top[x] = nz
-                    left[y] = nz
-                }
-                for blk in 0..<8 {
-                    let plane = blk >> 2, x = blk & 1, y = (blk >> 1) & 1
-                    let t = 4 &+ plane &* 2 &+ x, l = 4 &+ plane &* 2 &+ y
-                    let nz: UInt8 = TokenCoder.code(levels + (16 &+ blk) &* 16, type: 2, first: 0, ctx: Int(top[t] &+ left[l]), into: &sink) ? 1 : 0
-                    top[t] = nz
-                    left[l] = nz
-                }
+                TokenCoder.codeMacroblock(frame.levels + i &* 400, i4: i4, top: top, left: left, into: &sink)
             }
         }
     }

@@ -90,15 +90,31 @@ public enum WebPEncoder {
             (matrices + 3 * s + 1).initialize(to: p.y2)
             (matrices + 3 * s + 2).initialize(to: p.uv)
         }
+        // Rates start from the default token probabilities; as libwebp does, about eight times
+        // per frame (at least every 96 macroblocks) the probabilities the counts so far call
+        // for replace them, so later decisions are costed closer to what the frame will code.
         let costs = TokenCosts(probabilities: VP8Tables.defaultCoefficientProbabilities)
+        let statistics = UnsafeMutablePointer<UInt32>.allocate(capacity: 2 * 1056)
+        defer { statistics.deallocate() }
+        statistics.initialize(repeating: 0, count: 2 * 1056)
+        let refreshed = UnsafeMutablePointer<UInt8>.allocate(capacity: 1056)
+        defer { refreshed.deallocate() }
+        let refreshInterval = max(mbw * mbh >> 3, 96)
+        var untilRefresh = refreshInterval
         let modeCosts = ModeCosts()
         let coder = MacroblockEncoder(mbw: mbw, mbh: mbh)
         params.withUnsafeBufferPointer { segmentParams in
             for my in 0..<mbh {
                 coder.startRow()
                 for mx in 0..<mbw {
+                    untilRefresh -= 1
+                    if untilRefresh < 0 {
+                        TokenCoder.chooseProbabilities(counts: statistics, into: refreshed)
+                        costs.update(probabilities: refreshed)
+                        untilRefresh = refreshInterval
+                    }
                     coder.encode(mx: mx, my: my, frame: frame, matrices: matrices, segment: segmentParams.baseAddress!,
-                                 costs: costs, modeCosts: modeCosts)
+                                 costs: costs, modeCosts: modeCosts, statistics: statistics)
                 }
             }
         }
@@ -111,7 +127,8 @@ public enum WebPEncoder {
         var frameLevel = 0
         for p in params { frameLevel = max(frameLevel, p.filterLevel) }
         let vp8 = try VP8FrameWriter.write(frame, VP8FrameParameters(
-            width: width, height: height, segments: params, uvDCDelta: uvDCDelta, uvACDelta: uvACDelta, filterLevel: frameLevel))
+            width: width, height: height, segments: params, uvDCDelta: uvDCDelta, uvACDelta: uvACDelta, filterLevel: frameLevel),
+            skippedCounts: statistics)
         var result = LossyFrame(vp8: vp8)
         if keepReconstruction {
             let uvWidth = (width + 1) / 2, uvHeight = (height + 1) / 2
