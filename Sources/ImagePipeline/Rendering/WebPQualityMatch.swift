@@ -14,12 +14,16 @@ import ImageCodec
 /// How: PSNR (RGB) of the JPEG twin against the render's own pixels is the target; a first
 /// WebP at `start` is measured the same way, then the quality moves along the slope measured
 /// over the demo (about 0.22 dB per quality step near q82) to the lowest quality expected to
-/// reach the target, and is checked; at most `maxEncodes` WebP encodes. The target is
+/// reach the target, and is checked; at most `maxEncodes` WebP encodes. The search stops at
+/// the first encode that reaches the target unless the slope promises at least two quality
+/// steps lower (one step saves ~1.5 % of the bytes, and another encode costs as much as the
+/// first): on the demo's 62 covers that is 1.94 encodes per render instead of 2.29, for
+/// 0.617× the JPEG bytes instead of 0.611×, every render still within the tolerance. The target is
 /// measured against the render's pixels rather than a full-decode reference (which the
 /// renderer never has); the two agree within a few hundredths of a dB on the demo, since
 /// decode and resampling errors are far below coding errors.
 ///
-/// Cost: one JPEG encode + decode and two or three WebP encodes + decodes. Outputs above
+/// Cost: one JPEG encode + decode and one to three (1.94 on average) WebP encodes + decodes. Outputs above
 /// `calibrationPixels` are calibrated on their central `calibrationEdge` square, so a 2560 px
 /// render encodes its full size once.
 enum WebPQualityMatch {
@@ -52,7 +56,9 @@ enum WebPQualityMatch {
             // The lowest quality expected to reach the target, at most one step above it.
             let next = min(max(q + Int(((target - p) / slope).rounded(.up)), range.lowerBound), range.upperBound)
             if tried.contains(where: { $0.quality == next }) { break }
-            if p >= target, next >= q { break }
+            // Good enough: a later encode that reaches the target, or a first one that the
+            // slope says is at most one step above the lowest that would.
+            if p >= target, tried.count > 1 || next >= q - 1 { break }
             q = next
         }
         let good = tried.filter { $0.psnr >= target }.min { $0.bytes.count < $1.bytes.count }
