@@ -3,8 +3,8 @@
 /// with SSE + λ_i16 · rate; then the 4×4 path codes each sub-block with its best of ten modes
 /// (SSE + λ_i4 · rate) and wins if its total, rescored with λ_mode, beats the 16×16 choice
 /// rescored the same way (it stops as soon as it cannot); chroma picks the best of four
-/// modes with λ_uv. Rates are the token costs of `TokenCosts` under the default
-/// probabilities plus the mode's header cost.
+/// modes with λ_uv. Rates are the token costs of `TokenCosts` (default probabilities at
+/// first, then those the frame's counts so far call for) plus the mode's header cost.
 ///
 /// The chosen levels, modes and the reconstruction (which later macroblocks predict from)
 /// are stored in `FrameStore`; token coding happens afterwards, once the statistics of the

@@ -2,11 +2,12 @@
 /// (lossless VP8L alpha) when the bitmap has transparency.
 ///
 /// Data flow, one stage per file: `YUVConverter` (libwebp's RGB → Y′CbCr 4:2:0) →
-/// `SegmentAnalysis` (susceptibility histogram, k-means into up to 4 segments) →
+/// `SegmentAnalysis` (susceptibility histogram, k-means into up to 4 segments; edges by
+/// `PredictionEdges`) →
 /// `Quantizer` (cwebp's quality → quantiser mapping, matrices, λ) → `MacroblockEncoder`
-/// (RD mode decision with `VP8IntraPrediction`, `Transforms`, `Quantize`, `TokenCosts`,
-/// `ModeCosts`; keeps the reconstruction) → `LoopFilterLevel` → `VP8FrameWriter`
-/// (probability updates, `BoolEncoder`) → `AlphaEncoder` → `RIFFWriter`.
+/// (RD mode decision with `VP8IntraPrediction`, `Transforms`, `Quantize`, `TokenCosts`
+/// refreshed from the frame's token counts, `ModeCosts`; keeps the reconstruction) →
+/// `LoopFilterLevel` → `VP8FrameWriter` (probability updates, `BoolEncoder`) → `AlphaEncoder` → `RIFFWriter`.
 ///
 /// The defaults follow `cwebp -q Q -m 4`: 4 segments, spatial noise shaping 50, filter
 /// strength 60, sharpness 0, normal loop filter, one token partition, no trellis. Left out
@@ -14,9 +15,8 @@
 /// alpha-weighted chroma averaging, and LZ77 in the alpha plane.
 ///
 /// Measured (`gallery-bench --only webp-encode`, 4 bench photos at 480 and 1920 px, q82, on a
-/// shared 2-core machine under load): bytes at equal RGB PSNR 0.989-1.009× `cwebp -m 4`;
-/// 0.50-0.75× our JPEG q82 at the JPEG's PSNR; encode CPU time 1.15-2.35× cwebp's (the mode
-/// search is scalar: 4×4 trials 25 %, rate estimate 14 %, quantisation 13 % of the profile).
+/// shared 2-core machine under load): bytes at equal RGB PSNR 0.986-1.006× `cwebp -m 4`;
+/// 0.50-0.75× our JPEG q82 at the JPEG's PSNR; encode CPU time 0.9-1.5× cwebp's (docs/webp.md).
 public enum WebPEncoder {
     /// VP8's largest width or height (14-bit fields).
     public static let maxDimension = 16383
