@@ -34,6 +34,12 @@ struct HEIFWorkBoundTests {
         #expect(calls.withLock { $0 } == 0)
     }
 
+    @Test("a file cut short keeps the decode's own error, not the work bound's: its missing bytes counted nothing")
+    func truncated() throws {
+        let kind = Self.kind { _ = try ImageCodec.probe(try HEIFFixtures.bytes("heif_corrupted_corrupted.hif")) }
+        #expect(kind != nil && kind != .limitExceeded)
+    }
+
     @Test("the tally counts every decode but each coded byte once")
     func tally() throws {
         for file in ["generated/hostile_grid_768_uses.heic", "generated/hostile_grid_shared_range.heic"] {

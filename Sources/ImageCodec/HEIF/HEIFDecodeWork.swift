@@ -11,7 +11,7 @@
 ///     pixels <= DecodeLimits.freeDecodedPixels + maxPixelsPerCodedByte × coded bytes
 ///
 /// Rejected alternatives: refusing repeated `dimg` references alone (many items can share one
-/// byte range, or shifted overlapping ranges of zero-length NAL units); decoding a repeated
+/// byte range, or overlapping ranges that start at different bytes); decoding a repeated
 /// item once and keeping it (more memory per distinct item, and still no bound on shared
 /// ranges); libheif's approach, limits on counts only (`max_items` 1,000, `max_number_of_tiles`
 /// 4096², 32768² pixels), which does not bound repeated decodes.
@@ -20,6 +20,8 @@ enum HEIFDecodeWork {
     struct Tally: Equatable {
         var pixels: Int
         var codedBytes: Int
+        /// Items with an extent past their data or no location: they count no bytes.
+        var unreadableItems: Set<Int> = []
     }
 
     /// Throws `.limitExceeded` when decoding `plans` (the primary image and its alpha, or one
@@ -32,6 +34,9 @@ enum HEIFDecodeWork {
         let (perBytes, o1) = max(0, limits.maxPixelsPerCodedByte).multipliedReportingOverflow(by: tally.codedBytes)
         let (allowed, o2) = DecodeLimits.freeDecodedPixels.addingReportingOverflow(perBytes)
         guard o1 || o2 || tally.pixels <= allowed else {
+            // Bytes that cannot be read counted nothing; the decode would fail on them first
+            // (`.truncated` for a file cut short), so that is the error to give.
+            for id in tally.unreadableItems.sorted() { _ = try container.data(of: id, limits: limits) }
             throw ImageCodecError(.limitExceeded, "HEIF image decodes \(tally.pixels) pixels from \(tally.codedBytes) bytes of coded data "
                                   + "(at most \(DecodeLimits.freeDecodedPixels) + \(limits.maxPixelsPerCodedByte) per byte)")
         }
@@ -55,26 +60,35 @@ enum HEIFDecodeWork {
             return true
         }
         guard plans.allSatisfy(visit) else { return nil }
-        return Tally(pixels: pixels, codedBytes: unionBytes(items, container: container))
+        let (bytes, unreadable) = unionBytes(items, container: container)
+        return Tally(pixels: pixels, codedBytes: bytes, unreadableItems: unreadable)
     }
 
-    /// Bytes of the file covered by the extents of `items`, each byte once. Extents that
-    /// cannot be read (outside the data, another file) count nothing: decoding them fails.
-    static func unionBytes(_ items: Set<Int>, container: HEIFContainer) -> Int {
+    /// Bytes of the file covered by the extents of `items`, each byte once, and the items
+    /// whose bytes cannot be read (an extent past the data, no location, another file): those
+    /// count nothing, since decoding them fails.
+    static func unionBytes(_ items: Set<Int>, container: HEIFContainer) -> (bytes: Int, unreadable: Set<Int>) {
         var ranges: [Range<Int>] = []
+        var unreadable = Set<Int>()
         for id in items {
-            guard let location = container.locations[id] else { continue }
+            guard let location = container.locations[id] else { unreadable.insert(id); continue }
             let region: Range<Int>
             switch location.constructionMethod {
             case 0: region = 0..<container.bytes.count
             case 1:
-                guard let idat = container.idat else { continue }
+                guard let idat = container.idat else { unreadable.insert(id); continue }
                 region = idat
-            default: continue
+            default:
+                unreadable.insert(id)
+                continue
             }
-            for (offset, length) in location.extents where offset >= 0 && offset <= region.count {
+            for (offset, length) in location.extents {
                 let (far, overflow) = offset.addingReportingOverflow(length)
-                let end = length == 0 || overflow ? region.count : min(region.count, far)
+                let end = length == 0 ? region.count : far
+                guard offset >= 0, offset <= region.count, !overflow, end <= region.count else {
+                    unreadable.insert(id)
+                    continue
+                }
                 if offset < end { ranges.append((region.lowerBound + offset)..<(region.lowerBound + end)) }
             }
         }
@@ -88,6 +102,6 @@ enum HEIFDecodeWork {
                 covered = range.upperBound
             }
         }
-        return total
+        return (total, unreadable)
     }
 }
