@@ -33,14 +33,18 @@ struct HEIFPictureRenderer {
     /// Bytes of the buffers `render` allocates besides the output bitmap: per tile in flight
     /// (`tilesInFlight`) its planes (as the HEVC decoder returns them, 16-bit samples) and its
     /// item data; once, a converted row, the block sums and the turned copy of the output.
-    static func workingBytes(_ plan: HEIFPicturePlan, factor: Int, channels: Int, maxItemBytes: Int, threads: Int) -> Int? {
+    /// A single coded picture (`streamsRows`) counts `HEVCDecoder.rowStreamBytes` instead of its planes.
+    static func workingBytes(_ plan: HEIFPicturePlan, factor: Int, channels: Int, maxItemBytes: Int, threads: Int,
+                             alphaTiles: Bool = false) -> Int? {
         let (cx, cy) = plan.configuration.chromaFormat.subsampling
         let chromaPlanes = plan.configuration.chromaFormat == .monochrome ? 0 : 2
         let tileW = plan.tileWidth + 8, tileH = plan.tileHeight + 8
         let cw = (tileW + cx - 1) / cx, ch = (tileH + cy - 1) / cy
         let outW = (plan.transform.cropWidth + factor - 1) / factor, outH = (plan.transform.cropHeight + factor - 1) / factor
-        let perTile = DecodeMemoryEstimate.sum([DecodeMemoryEstimate.product([tileW, tileH, 2]),
-                                                DecodeMemoryEstimate.product([cw, ch, 2, chromaPlanes]), maxItemBytes])
+        let streamed = streamsRows(plan, alphaTiles: alphaTiles) ? HEVCDecoder.rowStreamBytes(parameterSets: plan.configuration.parameterSets) : nil
+        let perTile = streamed.map { DecodeMemoryEstimate.sum([$0, maxItemBytes]) }
+            ?? DecodeMemoryEstimate.sum([DecodeMemoryEstimate.product([tileW, tileH, 2]),
+                                         DecodeMemoryEstimate.product([cw, ch, 2, chromaPlanes]), maxItemBytes])
         let tiles = perTile.flatMap { DecodeMemoryEstimate.product([$0, tilesInFlight(plan, threads: threads)]) }
         let sums = factor == 1 ? 0 : DecodeMemoryEstimate.product([outW, outH, channels, 4])
         let turned = plan.transform.orientation == .up ? 0 : DecodeMemoryEstimate.product([outW, outH, channels])
@@ -83,7 +87,9 @@ struct HEIFPictureRenderer {
                     let draw = { (tile: DecodedTile) throws in
                         try self.draw(tile, into: target, alpha: alpha, premultiplied: premultiplied)
                     }
-                    if threads == 1 {
+                    if Self.streamsRows(plan, alphaTiles: alphaTiles != nil) && decodeTile == nil {
+                        try drawRows(into: target, alpha: alpha, premultiplied: premultiplied)
+                    } else if threads == 1 {
                         for index in plan.tiles.indices {
                             if let tile = try decodedTile(at: index, alphaTiles: alphaTiles, stop: nil) { try draw(tile) }
                         }
@@ -152,7 +158,7 @@ struct HEIFPictureRenderer {
 
     /// Converts a decoded tile row by row and copies (full size) or adds (reduced) each row
     /// into `target`.
-    private func draw(_ tile: DecodedTile, into target: DrawTarget, alpha: [UInt8]?, premultiplied: Bool) throws {
+    func draw(_ tile: DecodedTile, into target: DrawTarget, alpha: [UInt8]?, premultiplied: Bool) throws {
         let t = plan.transform
         let picture = tile.picture
         let c = target.channels
