@@ -7,7 +7,6 @@ extension HEVCSliceDecoder {
         let split: Bool
         if x0 + size <= frame.width && y0 + size <= frame.height && log2CbSize > sps.log2MinCbSize {
             var inc = 0
-            let w4 = frame.widthIn4
             if frame.available(xCur: x0, yCur: y0, xN: x0 - 1, yN: y0),
                Int(frame.ctDepth[frame.blockIndex(x4: (x0 - 1) >> 2, y4: y0 >> 2)]) > depth { inc += 1 }
             if frame.available(xCur: x0, yCur: y0, xN: x0, yN: y0 - 1),
@@ -38,7 +37,6 @@ extension HEVCSliceDecoder {
     private func startQuantizationGroup(x: Int, y: Int) {
         let previous = lastQpY
         let log2Ctb = sps.log2CtbSize
-        let w4 = frame.widthIn4
         var a = previous, b = previous
         if x > 0 && (x - 1) >> log2Ctb == x >> log2Ctb { a = Int(frame.qpY[frame.blockIndex(x4: (x - 1) >> 2, y4: y >> 2)]) }
         if y > 0 && (y - 1) >> log2Ctb == y >> log2Ctb { b = Int(frame.qpY[frame.blockIndex(x4: x >> 2, y4: (y - 1) >> 2)]) }
@@ -107,7 +105,6 @@ extension HEVCSliceDecoder {
         for i in 0..<parts where cabac.pointee.decodeBin(&contexts[HEVCCABACTables.prevIntraLumaPred]) == 1 {
             prevFlags |= 1 << i
         }
-        let w4 = frame.widthIn4
         var lumaModes = (0, 0, 0, 0)
         for i in 0..<parts {
             let xPb = x0 + (i & 1) * pb, yPb = y0 + (i >> 1) * pb
@@ -310,7 +307,6 @@ extension HEVCSliceDecoder {
     /// on the 8×8 grid, unless a rule switches the edge off (8.7.2).
     func markEdges(x0: Int, y0: Int, size: Int) {
         guard !header.deblockingDisabled else { return }
-        let w4 = frame.widthIn4
         if x0 & 7 == 0 && x0 > 0 && edgeAllowed(x0: x0, y0: y0, xN: x0 - 1, yN: y0) {
             for y in stride(from: y0, to: min(y0 + size, frame.height), by: 4) {
                 frame.edges[frame.blockIndex(x4: x0 >> 2, y4: y >> 2)] |= HEVCFilterMap.verticalEdge
