@@ -23,7 +23,7 @@ extension HEIFPictureRenderer {
         let configuration = plan.configuration
         var converter: HEIFColourConverter?
         try HEVCDecoder.decodeRows(parameterSets: configuration.parameterSets, data: data, lengthSize: configuration.lengthSize,
-                                   limits: limits) { band in
+                                   limits: Self.tileLimits(plan, limits)) { band in
             let picture = band.picture
             guard band.croppedWidth >= plan.tileWidth, band.croppedHeight >= plan.tileHeight,
                   picture.chromaFormat == configuration.chromaFormat else {
