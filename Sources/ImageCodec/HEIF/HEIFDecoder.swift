@@ -78,8 +78,9 @@ enum HEIFDecoder {
             e.add("overlay canvas and inputs", bytes: HEIFOverlayRenderer.workingBytes(p, factor: f, threads: threads) { maxItemCopy(graph, $0) })
             return e
         }
+        let alphaTiles = alpha.map { HEIFPictureRenderer.alphaFollowsTiles($0, p) } ?? false
         e.add("tile buffers", bytes: HEIFPictureRenderer.workingBytes(p, factor: f, channels: channels, maxItemBytes: maxItemCopy(graph, p),
-                                                                             threads: threads))
+                                                                             threads: threads, alphaTiles: alphaTiles))
         if let a = alpha, HEIFPictureRenderer.alphaFollowsTiles(a, p) {
             let inFlight = HEIFPictureRenderer.tilesInFlight(p, threads: threads)
             e.add("alpha tiles", bytes: HEIFPictureRenderer.alphaTileBytes(a, maxItemBytes: maxItemCopy(graph, a))

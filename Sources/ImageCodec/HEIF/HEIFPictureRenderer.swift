@@ -33,7 +33,9 @@ struct HEIFPictureRenderer {
     /// Bytes of the buffers `render` allocates besides the output bitmap: per tile in flight
     /// (`tilesInFlight`) its planes (as the HEVC decoder returns them, 16-bit samples) and its
     /// item data; once, a converted row, the block sums and the turned copy of the output.
-    static func workingBytes(_ plan: HEIFPicturePlan, factor: Int, channels: Int, maxItemBytes: Int, threads: Int) -> Int? {
+    /// A single coded picture (`streamsRows`) counts `HEVCDecoder.rowStreamBytes` instead of its planes.
+    static func workingBytes(_ plan: HEIFPicturePlan, factor: Int, channels: Int, maxItemBytes: Int, threads: Int,
+                             alphaTiles: Bool = false) -> Int? {
         let (cx, cy) = plan.configuration.chromaFormat.subsampling
         let chromaPlanes = plan.configuration.chromaFormat == .monochrome ? 0 : 2
         // The decoder's limits (`tileLimits`) bound the pixels P and each side by D, not the
@@ -42,8 +44,10 @@ struct HEIFPictureRenderer {
         let side = max(plan.tileWidth, plan.tileHeight) + codedPadding
         let chroma = (pixels + 2 * side + 1) / (cx * cy)
         let outW = (plan.transform.cropWidth + factor - 1) / factor, outH = (plan.transform.cropHeight + factor - 1) / factor
-        let perTile = DecodeMemoryEstimate.sum([DecodeMemoryEstimate.product([pixels, 2]),
-                                                DecodeMemoryEstimate.product([chroma, 2, chromaPlanes]), maxItemBytes])
+        let streamed = streamsRows(plan, alphaTiles: alphaTiles) ? HEVCDecoder.rowStreamBytes(parameterSets: plan.configuration.parameterSets) : nil
+        let perTile = streamed.map { DecodeMemoryEstimate.sum([$0, maxItemBytes]) }
+            ?? DecodeMemoryEstimate.sum([DecodeMemoryEstimate.product([pixels, 2]),
+                                         DecodeMemoryEstimate.product([chroma, 2, chromaPlanes]), maxItemBytes])
         let tiles = perTile.flatMap { DecodeMemoryEstimate.product([$0, tilesInFlight(plan, threads: threads)]) }
         let sums = factor == 1 ? 0 : DecodeMemoryEstimate.product([outW, outH, channels, 4])
         let turned = plan.transform.orientation == .up ? 0 : DecodeMemoryEstimate.product([outW, outH, channels])
@@ -91,7 +95,10 @@ struct HEIFPictureRenderer {
                     let rows = progress.drawn(index)
                     self.finish(rows, sums: sums, into: target)
                 }
-                if threads == 1 {
+                if Self.streamsRows(plan, alphaTiles: alphaTiles != nil) && decodeTile == nil {
+                    try drawRows(into: target, alpha: alpha, premultiplied: premultiplied)
+                    if let sums { finish(progress.drawn(0), sums: sums, into: target) }
+                } else if threads == 1 {
                     for index in plan.tiles.indices {
                         if let tile = try decodedTile(at: index, alphaTiles: alphaTiles, stop: nil) { try draw(index, tile) }
                     }
@@ -181,7 +188,7 @@ struct HEIFPictureRenderer {
 
     /// Converts a decoded tile row by row and copies (full size) or adds (reduced) each row
     /// into `target`.
-    private func draw(_ tile: DecodedTile, into target: DrawTarget, alpha: [UInt8]?, premultiplied: Bool) throws {
+    func draw(_ tile: DecodedTile, into target: DrawTarget, alpha: [UInt8]?, premultiplied: Bool) throws {
         let t = plan.transform
         let picture = tile.picture
         let c = target.channels

@@ -7,11 +7,10 @@ extension HEVCSliceDecoder {
         let split: Bool
         if x0 + size <= frame.width && y0 + size <= frame.height && log2CbSize > sps.log2MinCbSize {
             var inc = 0
-            let w4 = frame.widthIn4
             if frame.available(xCur: x0, yCur: y0, xN: x0 - 1, yN: y0),
-               Int(frame.ctDepth[(y0 >> 2) * w4 + ((x0 - 1) >> 2)]) > depth { inc += 1 }
+               Int(frame.ctDepth[frame.blockIndex(x4: (x0 - 1) >> 2, y4: y0 >> 2)]) > depth { inc += 1 }
             if frame.available(xCur: x0, yCur: y0, xN: x0, yN: y0 - 1),
-               Int(frame.ctDepth[((y0 - 1) >> 2) * w4 + (x0 >> 2)]) > depth { inc += 1 }
+               Int(frame.ctDepth[frame.blockIndex(x4: x0 >> 2, y4: (y0 - 1) >> 2)]) > depth { inc += 1 }
             split = cabac.pointee.decodeBin(&contexts[HEVCCABACTables.splitCuFlag + inc]) == 1
         } else {
             split = log2CbSize > sps.log2MinCbSize
@@ -38,10 +37,9 @@ extension HEVCSliceDecoder {
     private func startQuantizationGroup(x: Int, y: Int) {
         let previous = lastQpY
         let log2Ctb = sps.log2CtbSize
-        let w4 = frame.widthIn4
         var a = previous, b = previous
-        if x > 0 && (x - 1) >> log2Ctb == x >> log2Ctb { a = Int(frame.qpY[(y >> 2) * w4 + ((x - 1) >> 2)]) }
-        if y > 0 && (y - 1) >> log2Ctb == y >> log2Ctb { b = Int(frame.qpY[((y - 1) >> 2) * w4 + (x >> 2)]) }
+        if x > 0 && (x - 1) >> log2Ctb == x >> log2Ctb { a = Int(frame.qpY[frame.blockIndex(x4: (x - 1) >> 2, y4: y >> 2)]) }
+        if y > 0 && (y - 1) >> log2Ctb == y >> log2Ctb { b = Int(frame.qpY[frame.blockIndex(x4: x >> 2, y4: (y - 1) >> 2)]) }
         qpYPred = (a + b + 1) >> 1
     }
 
@@ -61,7 +59,7 @@ extension HEVCSliceDecoder {
         let w4 = frame.widthIn4
         let x4 = x0 >> 2, y4 = y0 >> 2, n4 = size >> 2
         for y in y4..<min(y4 + n4, frame.heightIn4) {
-            for x in x4..<min(x4 + n4, w4) { frame.ctDepth[y * w4 + x] = UInt8(depth) }
+            for x in x4..<min(x4 + n4, w4) { frame.ctDepth[frame.blockIndex(x4: x, y4: y)] = UInt8(depth) }
         }
         var pcm = false
         if !partNxN && sps.pcmEnabled && log2CbSize >= sps.log2MinPcmCbSize && log2CbSize <= sps.log2MaxPcmCbSize {
@@ -81,8 +79,9 @@ extension HEVCSliceDecoder {
         }
         for y in y4..<min(y4 + n4, frame.heightIn4) {
             for x in x4..<min(x4 + n4, w4) {
-                frame.qpY[y * w4 + x] = Int8(truncatingIfNeeded: qpY)
-                if cuTransquantBypass || (pcm && sps.pcmLoopFilterDisabled) { frame.keepsSamples[y * w4 + x] = true }
+                let block = frame.blockIndex(x4: x, y4: y)
+                frame.qpY[block] = Int8(truncatingIfNeeded: qpY)
+                if cuTransquantBypass || (pcm && sps.pcmLoopFilterDisabled) { frame.keepsSamples[block] = true }
             }
         }
         lastQpY = qpY
@@ -93,7 +92,7 @@ extension HEVCSliceDecoder {
         let w4 = frame.widthIn4
         let x4 = x0 >> 2, y4 = y0 >> 2, n4 = max(size >> 2, 1)
         for y in y4..<min(y4 + n4, frame.heightIn4) {
-            for x in x4..<min(x4 + n4, w4) { frame.intraMode[y * w4 + x] = UInt8(mode) }
+            for x in x4..<min(x4 + n4, w4) { frame.intraMode[frame.blockIndex(x4: x, y4: y)] = UInt8(mode) }
         }
     }
 
@@ -106,17 +105,16 @@ extension HEVCSliceDecoder {
         for i in 0..<parts where cabac.pointee.decodeBin(&contexts[HEVCCABACTables.prevIntraLumaPred]) == 1 {
             prevFlags |= 1 << i
         }
-        let w4 = frame.widthIn4
         var lumaModes = (0, 0, 0, 0)
         for i in 0..<parts {
             let xPb = x0 + (i & 1) * pb, yPb = y0 + (i >> 1) * pb
             var candA = 1, candB = 1
             if frame.available(xCur: xPb, yCur: yPb, xN: xPb - 1, yN: yPb) {
-                candA = Int(frame.intraMode[(yPb >> 2) * w4 + ((xPb - 1) >> 2)])
+                candA = Int(frame.intraMode[frame.blockIndex(x4: (xPb - 1) >> 2, y4: yPb >> 2)])
             }
             if frame.available(xCur: xPb, yCur: yPb, xN: xPb, yN: yPb - 1),
                yPb - 1 >= (yPb >> sps.log2CtbSize) << sps.log2CtbSize {
-                candB = Int(frame.intraMode[((yPb - 1) >> 2) * w4 + (xPb >> 2)])
+                candB = Int(frame.intraMode[frame.blockIndex(x4: xPb >> 2, y4: (yPb - 1) >> 2)])
             }
             var list: (Int, Int, Int)
             if candA == candB {
@@ -208,7 +206,7 @@ extension HEVCSliceDecoder {
         if (cbfLuma || cbfCb != 0 || cbfCr != 0) && pps.cuQpDeltaEnabled && !isCuQpDeltaCoded {
             try decodeCuQpDelta()
         }
-        let lumaMode = Int(frame.intraMode[(y0 >> 2) * frame.widthIn4 + (x0 >> 2)])
+        let lumaMode = Int(frame.intraMode[frame.blockIndex(x4: x0 >> 2, y4: y0 >> 2)])
         try reconstructBlock(component: 0, x: x0, y: y0, log2Size: log2Size, mode: lumaMode, coded: cbfLuma)
         if chromaArrayType == 3 {
             try reconstructChroma(x: x0, y: y0, log2Size: log2Size, mode: chromaModeAt(x: x0, y: y0),
@@ -282,10 +280,10 @@ extension HEVCSliceDecoder {
         var reader = HEVCRawBitReader(engine: cabac.pointee)
         let size = 1 << log2CbSize
         let lumaShift = sps.bitDepthLuma - sps.pcmBitDepthLuma
-        let luma = frame.planes[0]
+        let luma = frame.sample(0, x: x0, y: y0)
         for y in 0..<size {
             for x in 0..<size {
-                luma[(y0 + y) * frame.width + x0 + x] = UInt16(reader.bits(sps.pcmBitDepthLuma) << lumaShift)
+                luma[y * frame.width + x] = UInt16(reader.bits(sps.pcmBitDepthLuma) << lumaShift)
             }
         }
         if chromaArrayType != 0 {
@@ -293,10 +291,10 @@ extension HEVCSliceDecoder {
             let cw = size >> chromaShiftX, ch = size >> chromaShiftY
             let xC = x0 >> chromaShiftX, yC = y0 >> chromaShiftY
             for c in 1...2 {
-                let plane = frame.planes[c]
+                let plane = frame.sample(c, x: xC, y: yC)
                 for y in 0..<ch {
                     for x in 0..<cw {
-                        plane[(yC + y) * frame.chromaWidth + xC + x] =
+                        plane[y * frame.chromaWidth + x] =
                             UInt16(reader.bits(sps.pcmBitDepthChroma) << chromaShift)
                     }
                 }
@@ -309,15 +307,14 @@ extension HEVCSliceDecoder {
     /// on the 8×8 grid, unless a rule switches the edge off (8.7.2).
     func markEdges(x0: Int, y0: Int, size: Int) {
         guard !header.deblockingDisabled else { return }
-        let w4 = frame.widthIn4
         if x0 & 7 == 0 && x0 > 0 && edgeAllowed(x0: x0, y0: y0, xN: x0 - 1, yN: y0) {
             for y in stride(from: y0, to: min(y0 + size, frame.height), by: 4) {
-                frame.edges[(y >> 2) * w4 + (x0 >> 2)] |= HEVCFilterMap.verticalEdge
+                frame.edges[frame.blockIndex(x4: x0 >> 2, y4: y >> 2)] |= HEVCFilterMap.verticalEdge
             }
         }
         if y0 & 7 == 0 && y0 > 0 && edgeAllowed(x0: x0, y0: y0, xN: x0, yN: y0 - 1) {
             for x in stride(from: x0, to: min(x0 + size, frame.width), by: 4) {
-                frame.edges[(y0 >> 2) * w4 + (x >> 2)] |= HEVCFilterMap.horizontalEdge
+                frame.edges[frame.blockIndex(x4: x >> 2, y4: y0 >> 2)] |= HEVCFilterMap.horizontalEdge
             }
         }
     }

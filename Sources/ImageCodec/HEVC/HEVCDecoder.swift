@@ -23,6 +23,43 @@ public enum HEVCDecoder {
         return try decodeFirstPicture(units, limits: limits, loopFilters: true, stop: stop)
     }
 
+    /// Decodes one intra picture like `decode`, handing it to `sink` in bands of finished lines
+    /// from top to bottom (see `HEVCRowStream`) while holding only two CTB rows of it, or, when
+    /// its CTBs do not come in raster order (more than one tile column), decoding it whole and
+    /// handing it out as one band. The bands' pixels are those of `decode`.
+    static func decodeRows(parameterSets: [[UInt8]], data: ArraySlice<UInt8>, lengthSize: Int, limits: DecodeLimits,
+                           sink: @escaping (HEVCRowBand) throws -> Void) throws {
+        try limits.check(inputBytes: data.count)
+        let units = parameterSets.map { $0[...] } + (try HEVCNALSplitter.lengthPrefixed(data, lengthSize: lengthSize))
+        let decoder = try decodeSlices(units, limits: limits, stop: nil, sink: sink, loopFilters: true)
+        let frame = decoder.frame
+        if frame.windowed {
+            try decoder.stream?.finish()
+            return
+        }
+        try checkComplete(frame)
+        var planes = frame.planeArrays()
+        if loopFiltersAvailable { applyLoopFilters(&planes, map: frame.filterMap(), sps: frame.sps) }
+        try sink(HEVCRowBand(sps: frame.sps, planes: planes, top: 0, rows: 0..<frame.height))
+    }
+
+    /// Bytes `decodeRows` allocates for the picture `parameterSets` describe, or nil when it
+    /// would decode it whole (or cannot tell): the estimate a streamed caller reserves.
+    static func rowStreamBytes(parameterSets: [[UInt8]]) -> Int? {
+        var sps: HEVCSequenceParameterSet?
+        var ppss: [HEVCPictureParameterSet] = []
+        for bytes in parameterSets {
+            guard let unit = try? HEVCNALUnit(bytes[...]), unit.layerId == 0 else { continue }
+            if unit.type == HEVCNALUnit.sps, sps == nil { sps = try? HEVCSequenceParameterSet.parse(unit.rbsp) }
+            if unit.type == HEVCNALUnit.pps, let pps = try? HEVCPictureParameterSet.parse(unit.rbsp) { ppss.append(pps) }
+        }
+        guard let sps, !ppss.isEmpty else { return nil }
+        for pps in ppss {
+            guard let layout = try? HEVCTileLayout(sps: sps, pps: pps), HEVCFrame.canWindow(layout) else { return nil }
+        }
+        return HEVCFrame.windowBytes(sps)
+    }
+
     /// Decodes the first picture of an Annex B byte stream (NAL units after 00 00 01 start
     /// codes), the form `.265` files and reference decoders use.
     public static func decodeAnnexB(_ stream: [UInt8], limits: DecodeLimits = .default) throws -> HEVCPicture {
@@ -58,6 +95,26 @@ public enum HEVCDecoder {
     /// before deblocking and SAO (tests compare it with a reference decoder's).
     static func decodeFirstPicture(_ units: [ArraySlice<UInt8>], limits: DecodeLimits,
                                    loopFilters: Bool, stop: (() -> Bool)? = nil) throws -> HEVCPicture {
+        let frame = try decodeSlices(units, limits: limits, stop: stop, sink: nil, loopFilters: loopFilters).frame
+        try checkComplete(frame)
+        var planes = frame.planeArrays()
+        if loopFilters && loopFiltersAvailable {
+            applyLoopFilters(&planes, map: frame.filterMap(), sps: frame.sps)
+        }
+        return crop(planes, sps: frame.sps)
+    }
+
+    private static func checkComplete(_ frame: HEVCFrame) throws {
+        for i in 0..<(frame.layout.widthInCtbs * frame.layout.heightInCtbs) where frame.ctbSliceAddress[i] < 0 {
+            throw ImageCodecError(.truncated, "HEVC picture is missing slice data")
+        }
+    }
+
+    /// Runs the slices of the first picture among `units` through one slice decoder. With a
+    /// `sink`, the frame is windowed when the picture allows it and its rows go to the sink as
+    /// they finish (through the decoder's `stream`).
+    private static func decodeSlices(_ units: [ArraySlice<UInt8>], limits: DecodeLimits, stop: (() -> Bool)?,
+                                     sink: ((HEVCRowBand) throws -> Void)?, loopFilters: Bool) throws -> HEVCSliceDecoder {
         var spss: [Int: HEVCSequenceParameterSet] = [:]
         var ppss: [Int: HEVCPictureParameterSet] = [:]
         var decoder: HEVCSliceDecoder?
@@ -81,8 +138,14 @@ public enum HEVCDecoder {
                     guard let pps = ppss[ppsId], let sps = spss[pps.spsId] else {
                         throw ImageCodecError(.corrupt, "HEVC slice refers to a missing parameter set")
                     }
-                    decoder = try makeDecoder(sps: sps, pps: pps, limits: limits)
-                    decoder?.stop = stop
+                    let d = try makeDecoder(sps: sps, pps: pps, limits: limits, windowed: sink != nil)
+                    d.stop = stop
+                    if let sink, d.frame.windowed {
+                        let stream = HEVCRowStream(frame: d.frame, loopFilters: loopFilters, sink: sink)
+                        d.stream = stream
+                        d.startRow = { try stream.start(row: $0) }
+                    }
+                    decoder = d
                 } else if firstInPicture {
                     break nalUnits
                 }
@@ -98,27 +161,26 @@ public enum HEVCDecoder {
             }
         }
         guard let decoder else { throw ImageCodecError(.truncated, "HEVC stream holds no picture") }
-        let frame = decoder.frame
-        for i in 0..<(frame.layout.widthInCtbs * frame.layout.heightInCtbs) where frame.ctbSliceAddress[i] < 0 {
-            throw ImageCodecError(.truncated, "HEVC picture is missing slice data")
-        }
-        var planes = frame.planeArrays()
-        if loopFilters && loopFiltersAvailable {
-            applyLoopFilters(&planes, map: frame.filterMap(), sps: frame.sps)
-        }
-        return crop(planes, sps: frame.sps)
+        return decoder
     }
 
+    /// A slice decoder over a new frame, windowed when asked for and the layout allows it,
+    /// once the limits accept what that frame and its filtering allocate.
     private static func makeDecoder(sps: HEVCSequenceParameterSet, pps: HEVCPictureParameterSet,
-                                    limits: DecodeLimits) throws -> HEVCSliceDecoder {
+                                    limits: DecodeLimits, windowed: Bool) throws -> HEVCSliceDecoder {
         try limits.check(width: sps.width, height: sps.height)
-        var estimate = DecodeMemoryEstimate("HEVC \(sps.width)x\(sps.height)")
-        estimate.add("picture buffers", bytes: HEVCFrame.bufferBytes(sps))
-        estimate.add("output planes", bytes: HEVCFrame.sampleBytes(sps))
-        estimate.add("filter map", bytes: DecodeMemoryEstimate.product([(sps.width + 3) / 4, (sps.height + 3) / 4, 4]))
-        try limits.check(estimate)
         let layout = try HEVCTileLayout(sps: sps, pps: pps)
-        return HEVCSliceDecoder(frame: HEVCFrame(sps: sps, pps: pps, layout: layout))
+        let window = windowed && HEVCFrame.canWindow(layout)
+        var estimate = DecodeMemoryEstimate("HEVC \(sps.width)x\(sps.height)")
+        if window {
+            estimate.add("two CTB rows and their filtering", bytes: HEVCFrame.windowBytes(sps))
+        } else {
+            estimate.add("picture buffers", bytes: HEVCFrame.bufferBytes(sps))
+            estimate.add("output planes", bytes: HEVCFrame.sampleBytes(sps))
+            estimate.add("filter map", bytes: DecodeMemoryEstimate.product([(sps.width + 3) / 4, (sps.height + 3) / 4, 4]))
+        }
+        try limits.check(estimate)
+        return HEVCSliceDecoder(frame: HEVCFrame(sps: sps, pps: pps, layout: layout, windowed: window))
     }
 
     /// Crops the decoded planes to the conformance window.

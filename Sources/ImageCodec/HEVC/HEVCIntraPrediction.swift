@@ -9,7 +9,8 @@ extension HEVCSliceDecoder {
     /// Writes the prediction of the N×N block at (x, y) of `component` into its plane.
     func predictIntra(component: Int, x: Int, y: Int, log2Size: Int, mode: Int) {
         let n = 1 << log2Size
-        let plane = frame.planes[component]
+        // The block's first row: rows above it (and the left column) are reached from here.
+        let plane = frame.sample(component, x: 0, y: y)
         let rowStride = component == 0 ? frame.width : frame.chromaWidth
         let shiftX = component == 0 ? 0 : chromaShiftX, shiftY = component == 0 ? 0 : chromaShiftY
         let bitDepth = component == 0 ? sps.bitDepthLuma : sps.bitDepthChroma
@@ -27,14 +28,14 @@ extension HEVCSliceDecoder {
             for k in 0..<unitY {
                 let idx = 2 &* n &- 1 &- (u &+ k)
                 avail[idx] = ok
-                if ok { ref[idx] = Int32(plane[(y &+ u &+ k) &* rowStride &+ x &- 1]) }
+                if ok { ref[idx] = Int32(plane[(u &+ k) &* rowStride &+ x &- 1]) }
             }
             any = any || ok
             u &-= unitY
         }
         let cornerOK = frame.available(xCur: xL, yCur: yL, xN: xL - 1, yN: yL - 1)
         avail[2 * n] = cornerOK
-        if cornerOK { ref[2 * n] = Int32(plane[(y - 1) * rowStride + x - 1]) }
+        if cornerOK { ref[2 * n] = Int32(plane[x - 1 - rowStride]) }
         any = any || cornerOK
         u = 0
         while u < 2 &* n {
@@ -42,7 +43,7 @@ extension HEVCSliceDecoder {
             for k in 0..<unitX {
                 let idx = 2 &* n &+ 1 &+ u &+ k
                 avail[idx] = ok
-                if ok { ref[idx] = Int32(plane[(y &- 1) &* rowStride &+ x &+ u &+ k]) }
+                if ok { ref[idx] = Int32(plane[x &+ u &+ k &- rowStride]) }
             }
             any = any || ok
             u &+= unitX
@@ -82,7 +83,7 @@ extension HEVCSliceDecoder {
                 p = f
             }
         }
-        let out = plane + (y * rowStride + x)
+        let out = plane + x
         let maxValue = Int32((1 << bitDepth) - 1)
         let edgeFilters = component == 0 && n < 32
         // left(i) = p[-1][i] = p[2n - 1 - i]; top(i) = p[i][-1] = p[2n + 1 + i] (i = -1: corner).

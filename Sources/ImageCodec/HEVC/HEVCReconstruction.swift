@@ -28,12 +28,12 @@ extension HEVCSliceDecoder {
                                          dst: component == 0 && log2Size == 2, bitDepth: bitDepth,
                                          maxRow: maxRow, maxColumn: maxColumn)
         }
-        let plane = frame.planes[component]
+        let plane = frame.sample(component, x: x, y: y)
         let stride = component == 0 ? frame.width : frame.chromaWidth
         let maxValue = Int32((1 << bitDepth) - 1)
         // The block lies inside the plane (the coding tree only visits blocks that do).
         for yy in 0..<n {
-            let row = plane + ((y &+ yy) &* stride &+ x)
+            let row = plane + yy &* stride
             let residualRow = r + yy &* n
             for xx in 0..<n {
                 let v = Int32(row[xx]) &+ residualRow[xx]

@@ -35,6 +35,13 @@ final class HEVCSliceDecoder {
     /// Polled at the start of each CTB row: true ends the decode with an error (the caller
     /// no longer needs the picture).
     var stop: (() -> Bool)?
+    /// Called before the first CTB of each CTB row the slices reach, with that row: a
+    /// windowed frame (`HEVCRowStream`) finishes the rows above it there.
+    var startRow: ((Int) throws -> Void)?
+    /// The stream behind `startRow`, when the frame is windowed.
+    var stream: HEVCRowStream?
+    /// The CTB row of the last CTB decoded (-1 before the first).
+    private var decodingRow = -1
     // The per-slice and per-coding-unit state below is read and written for every block.
     // One decoder runs on one thread and never hands out overlapping accesses to these
     // plain values, so their dynamic exclusivity checks (a runtime call per access, about 5 %
@@ -179,6 +186,7 @@ final class HEVCSliceDecoder {
             }
             cabac.pointee = HEVCCABACEngine(base: base, position: header.dataOffset, end: rbsp.count)
             var ctbAddrRs = header.segmentAddress
+            try enterRow(of: ctbAddrRs)
             initialiseContexts(ctbAddrRs: ctbAddrRs, ctbAddrTs: ctbAddrTs, sliceStart: true)
             while true {
                 guard frame.ctbSliceAddress[ctbAddrRs] < 0 else {
@@ -207,6 +215,7 @@ final class HEVCSliceDecoder {
                 let newTile = layout.tileIdOfTs[ctbAddrTs] != layout.tileIdOfTs[ctbAddrTs - 1]
                 let newRow = pps.entropyCodingSync && (nextRs % w == 0 || layout.tileColumnStart(nextRs % w) == nextRs % w)
                 ctbAddrRs = nextRs
+                try enterRow(of: ctbAddrRs)
                 if (pps.tilesEnabled && newTile) || newRow {
                     guard cabac.pointee.decodeTerminate() == 1 else {
                         throw ImageCodecError(.corrupt, "HEVC substream does not end where it should")
@@ -216,6 +225,16 @@ final class HEVCSliceDecoder {
                 }
             }
         }
+    }
+
+    /// Tells `startRow` when CTB `ctbAddrRs` lies in another CTB row than the last one, before
+    /// anything of that CTB (contexts, availability) is looked at: a windowed frame only holds
+    /// the row being decoded and the one above it.
+    private func enterRow(of ctbAddrRs: Int) throws {
+        let row = ctbAddrRs / frame.layout.widthInCtbs
+        guard row != decodingRow else { return }
+        try startRow?(row)
+        decodingRow = row
     }
 
     /// 9.3.2.2 at the start of a slice segment or substream: fresh contexts at a tile start,
