@@ -9,6 +9,7 @@ import ImageCodec
 /// Streams and photos come from the photo folder; when it has none, one is made from its first
 /// JPEG in the scratch folder: a 1920 px wide intra stream with ffmpeg's libx265 (CRF 22) and a
 /// HEIC with `heif-enc -q 80` (a single coded image, not an iPhone-style tile grid).
+/// Then the optional 200 MP grid row (`HEICGridBench`).
 enum HEICBench {
     static let thumbSize = 480
 
@@ -27,6 +28,7 @@ enum HEICBench {
     static func run(_ context: BenchContext) {
         streams(context)
         thumbnails(context)
+        HEICGridBench.run(context)
     }
 
     private static func streams(_ context: BenchContext) {

@@ -51,12 +51,13 @@ import Testing
     /// way and lets no later step start.
     @Test func closedGateWaitsForTheStepUnderWayAndTurnsLaterOnesAway() {
         let gate = WorkGate()
-        #expect(gate.enter())
-        #expect(!gate.close(timeout: 0), "a step is under way")
-        #expect(gate.isClosed && !gate.enter())
-        gate.leave()
+        var closedDuringStep = true
+        #expect(gate.run { closedDuringStep = gate.close(timeout: 0) })
+        #expect(!closedDuringStep, "a step was under way")
+        var laterStepRan = false
+        #expect(!gate.run { laterStepRan = true })
+        #expect(!laterStepRan)
         #expect(gate.close(timeout: 0))
-        #expect(!gate.enter())
     }
 
     /// A cancelled pass stops after the file being read and writes what it read; the next

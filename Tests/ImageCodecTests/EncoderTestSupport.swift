@@ -81,7 +81,7 @@ enum EncoderTestSupport {
         process.arguments = arguments
         let out = Pipe(), err = Pipe()
         if let path {
-            FileManager.default.createFile(atPath: path, contents: nil)
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
             process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         } else {
             process.standardOutput = out

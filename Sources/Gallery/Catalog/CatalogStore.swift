@@ -145,37 +145,40 @@ public final class CatalogStore: Sendable {
         // watched once it is done.
         let watcher = DirectoryWatcher()
         var watching = watcher.map { $0.watch(folders()) } ?? false
-        guard gate.enter() else { return }
-        refreshAndIndex(force: true)
-        if let watcher, watching { watching = watcher.watch(folders()) }
-        gate.leave()
+        let started = gate.run {
+            refreshAndIndex(force: true)
+            if let watcher, watching { watching = watcher.watch(folders()) }
+        }
+        guard started else { return }
         if watcher == nil { log("catalog: inotify unavailable; polling folders every \(refreshInterval) s") }
         if watcher != nil && !watching { log("catalog: inotify refused a watch (fs.inotify.max_user_watches?); polling folders") }
         var lastFull = CatalogStore.now()
-        while !gate.isClosed {
+        while true {
             if let watcher, watching {
                 // Wake every few seconds to write placeholders, even when nothing changes.
                 let changed = watcher.waitForChange(timeout: 5)
-                guard gate.enter() else { return }
-                defer { gate.leave() }
-                let due = CatalogStore.now() - lastFull >= fullScanIntervalWatched
-                if changed || due {
-                    refreshAndIndex(force: due)
-                    if due { lastFull = CatalogStore.now() }
-                    watching = watcher.watch(folders())
-                    if !watching { log("catalog: inotify refused a watch (fs.inotify.max_user_watches?); polling folders") }
-                } else {
-                    index?.flushPlaceholders()
+                let ran = gate.run {
+                    let due = CatalogStore.now() - lastFull >= fullScanIntervalWatched
+                    if changed || due {
+                        refreshAndIndex(force: due)
+                        if due { lastFull = CatalogStore.now() }
+                        watching = watcher.watch(folders())
+                        if !watching { log("catalog: inotify refused a watch (fs.inotify.max_user_watches?); polling folders") }
+                    } else {
+                        index?.flushPlaceholders()
+                    }
                 }
+                guard ran else { return }
             } else {
                 Thread.sleep(forTimeInterval: refreshInterval)
-                guard gate.enter() else { return }
-                defer { gate.leave() }
-                if refreshIfFoldersChanged() {
-                    indexPass()
-                } else {
-                    index?.flushPlaceholders()
+                let ran = gate.run {
+                    if refreshIfFoldersChanged() {
+                        indexPass()
+                    } else {
+                        index?.flushPlaceholders()
+                    }
                 }
+                guard ran else { return }
             }
         }
     }

@@ -3,34 +3,32 @@ import Foundation
 /// Lets a background thread's work stop for good before the process exits. `exit` runs
 /// library clean-up handlers while other threads go on. Work still running then (an indexing
 /// pass hashing a file, a SQLite write) can crash the process on its way out. So the watcher
-/// enters the gate around each step of work. `close` waits for the step under way to end and
-/// turns every later `enter` away; between steps the thread only waits (poll or sleep), which
+/// runs each step of work through the gate. `close` waits for the step under way to end and
+/// turns every later step away; between steps the thread only waits (poll or sleep), which
 /// is safe at exit.
 final class WorkGate: @unchecked Sendable {
     private let condition = NSCondition()
     private var closed = false
     private var busy = false
 
-    /// True when work may start; the caller must `leave` after it. False once the gate is closed.
-    func enter() -> Bool {
+    /// Runs `step` unless the gate is closed; false when it was closed and `step` did not run.
+    /// `close` waits for a step under way to end.
+    func run(_ step: () throws -> Void) rethrows -> Bool {
         condition.lock()
-        defer { condition.unlock() }
-        guard !closed else { return false }
+        guard !closed else {
+            condition.unlock()
+            return false
+        }
         busy = true
-        return true
-    }
-
-    func leave() {
-        condition.lock()
-        busy = false
-        condition.broadcast()
         condition.unlock()
-    }
-
-    var isClosed: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return closed
+        defer {
+            condition.lock()
+            busy = false
+            condition.broadcast()
+            condition.unlock()
+        }
+        try step()
+        return true
     }
 
     /// Turns later work away and waits up to `timeout` seconds for the step under way to end;

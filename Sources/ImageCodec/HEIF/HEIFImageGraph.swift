@@ -1,8 +1,9 @@
 /// Which items make the image a viewer shows, resolved from the container before anything is
 /// decoded: the primary item (libheif's choice, see `primaryItem`), its grid tiles or `iden`
 /// source, its transforms, colour properties, alpha item and EXIF. Every size is checked
-/// against `DecodeLimits` here, and reference cycles, deep `iden` chains and oversized grids
-/// are refused, so decoding starts only on a plan whose allocations are known.
+/// against `DecodeLimits` here, and reference cycles, deep `iden` chains, oversized grids and
+/// files that would decode far more pixels than they have coded bytes (`HEIFDecodeWork`) are
+/// refused, so decoding starts only on a plan whose allocations and work are known.
 
 /// One HEVC-coded item placed at (x, y) of a picture's untransformed image.
 struct HEIFTile {
@@ -33,7 +34,9 @@ struct HEIFPicturePlan {
 }
 
 struct HEIFImageGraph {
-    /// Most tiles a grid may have (the format allows 256 × 256).
+    /// Most tiles a grid may have (the format allows 256 × 256). A 200 MP camera grid has 768
+    /// (512×512 tiles); each tile costs a few µs of planning and a decoder set-up, so this
+    /// keeps both small while leaving 256 MP in 128×128 tiles possible.
     static let maxTiles = 16_384
     /// Longest chain of `iden` items followed.
     static let maxIdentityDepth = 8
@@ -65,12 +68,14 @@ struct HEIFImageGraph {
             }
         }
         alpha = alphaPlan
+        try HEIFDecodeWork.check([primary] + (alphaPlan.map { [$0] } ?? []), container: container, limits: limits)
         let pid = primaryID
         premultipliedAlpha = alphaID.map { container.references(FourCC("prem"), from: pid).contains($0) } ?? false
         exif = Self.readExif(container, for: primaryID, limits: limits)
         let main = primary
         thumbnails = container.referrers(FourCC("thmb"), to: primaryID).compactMap { id -> (id: Int, plan: HEIFPicturePlan)? in
-            guard let plan = try? Self.plan(container, id: id, limits: limits, path: [pid]) else { return nil }
+            guard let plan = try? Self.plan(container, id: id, limits: limits, path: [pid]),
+                  (try? HEIFDecodeWork.check([plan], container: container, limits: limits)) != nil else { return nil }
             let (tw, th, pw, ph) = (plan.displayWidth, plan.displayHeight, main.displayWidth, main.displayHeight)
             guard tw < pw, th < ph, abs(tw * ph - th * pw) * 100 <= tw * ph else { return nil }
             return (id, plan)

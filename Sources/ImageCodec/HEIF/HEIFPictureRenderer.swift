@@ -36,15 +36,18 @@ struct HEIFPictureRenderer {
     static func workingBytes(_ plan: HEIFPicturePlan, factor: Int, channels: Int, maxItemBytes: Int, threads: Int) -> Int? {
         let (cx, cy) = plan.configuration.chromaFormat.subsampling
         let chromaPlanes = plan.configuration.chromaFormat == .monochrome ? 0 : 2
-        let tileW = plan.tileWidth + 8, tileH = plan.tileHeight + 8
-        let cw = (tileW + cx - 1) / cx, ch = (tileH + cy - 1) / cy
+        // The decoder's limits (`tileLimits`) bound the pixels P and each side by D, not the
+        // shape: ceil(w/cx)·ceil(h/cy) ≤ (P + 2D + 1)/(cx·cy) however the picture is cut.
+        guard let pixels = codedPixels(plan) else { return nil }
+        let side = max(plan.tileWidth, plan.tileHeight) + codedPadding
+        let chroma = (pixels + 2 * side + 1) / (cx * cy)
         let outW = (plan.transform.cropWidth + factor - 1) / factor, outH = (plan.transform.cropHeight + factor - 1) / factor
-        let perTile = DecodeMemoryEstimate.sum([DecodeMemoryEstimate.product([tileW, tileH, 2]),
-                                                DecodeMemoryEstimate.product([cw, ch, 2, chromaPlanes]), maxItemBytes])
+        let perTile = DecodeMemoryEstimate.sum([DecodeMemoryEstimate.product([pixels, 2]),
+                                                DecodeMemoryEstimate.product([chroma, 2, chromaPlanes]), maxItemBytes])
         let tiles = perTile.flatMap { DecodeMemoryEstimate.product([$0, tilesInFlight(plan, threads: threads)]) }
         let sums = factor == 1 ? 0 : DecodeMemoryEstimate.product([outW, outH, channels, 4])
         let turned = plan.transform.orientation == .up ? 0 : DecodeMemoryEstimate.product([outW, outH, channels])
-        return DecodeMemoryEstimate.sum([tiles, DecodeMemoryEstimate.product([tileW, channels]), sums, turned])
+        return DecodeMemoryEstimate.sum([tiles, DecodeMemoryEstimate.product([plan.tileWidth, channels]), sums, turned])
     }
 
     /// One tile decoded and checked, ready to draw: the stored-picture rectangle it covers
@@ -71,40 +74,66 @@ struct HEIFPictureRenderer {
         let f = factor
         let phaseX = t.anchorsAtRight ? (f - t.cropWidth % f) % f : 0
         let phaseY = t.anchorsAtBottom ? (f - t.cropHeight % f) % f : 0
-        var sums = [UInt32](repeating: 0, count: f == 1 ? 0 : outW * outH * c)
+        // At 1/f the sums of each output row become its means as soon as the tiles over it
+        // are drawn, and their pages go back (`HEIFBlockSums`).
+        let sums = f == 1 ? nil : try HEIFBlockSums(count: outW * outH * c)
+        var progress = HEIFRowProgress(plan, factor: f, phaseY: phaseY, outHeight: outH)
         var row = [UInt8](repeating: 0, count: plan.tileWidth * c)
         let threads = Self.tilesInFlight(plan, threads: limits.maxThreads)
 
         try row.withUnsafeMutableBufferPointer { rowBuf in
             try output.pixels.withUnsafeMutableBufferPointer { outBuf in
-                try sums.withUnsafeMutableBufferPointer { sumBuf in
-                    let target = DrawTarget(row: rowBuf.baseAddress!, output: outBuf.baseAddress!, sums: f == 1 ? nil : sumBuf.baseAddress,
-                                            channels: c, hasAlpha: layout.hasAlpha, outW: outW, phaseX: phaseX, phaseY: phaseY)
-                    let draw = { (tile: DecodedTile) throws in
-                        try self.draw(tile, into: target, alpha: alpha, premultiplied: premultiplied)
-                    }
-                    if threads == 1 {
-                        for index in plan.tiles.indices {
-                            if let tile = try decodedTile(at: index, alphaTiles: alphaTiles, stop: nil) { try draw(tile) }
-                        }
-                    } else {
-                        try HEIFTileWorkers<DecodedTile>.run(count: plan.tiles.count, threads: threads,
-                                                              decode: { try self.decodedTile(at: $0, alphaTiles: alphaTiles, stop: $1) },
-                                                              reduce: { try draw($1) })
-                    }
+                let target = DrawTarget(row: rowBuf.baseAddress!, output: outBuf.baseAddress!, sums: sums?.pointer,
+                                        channels: c, hasAlpha: layout.hasAlpha, outW: outW, phaseX: phaseX, phaseY: phaseY)
+                let draw = { (index: Int, tile: DecodedTile) throws in
+                    try self.draw(tile, into: target, alpha: alpha, premultiplied: premultiplied)
+                    guard let sums else { return }
+                    let rows = progress.drawn(index)
+                    self.finish(rows, sums: sums, into: target)
                 }
+                if threads == 1 {
+                    for index in plan.tiles.indices {
+                        if let tile = try decodedTile(at: index, alphaTiles: alphaTiles, stop: nil) { try draw(index, tile) }
+                    }
+                } else {
+                    try HEIFTileWorkers<DecodedTile>.run(count: plan.tiles.count, threads: threads,
+                                                          decode: { try self.decodedTile(at: $0, alphaTiles: alphaTiles, stop: $1) },
+                                                          reduce: { try draw($0, $1) })
+                }
+                // Rows no drawn tile covers (none when every tile decodes) are means of nothing.
+                if let sums { finish(progress.finalRows..<outH, sums: sums, into: target) }
             }
         }
-        if f > 1 { finish(&output, sums: sums, phaseX: phaseX, phaseY: phaseY) }
         return t.orientation.apply(to: output)
     }
 
     /// Decodes one coded picture of `configuration` with the injected decoder, or with ours,
     /// which gives up at the next CTB row once `stop()` is true.
+    /// The picture may be at most `codedPadding` larger than the tile in each direction (the
+    /// limit the decoder gets), so a hostile SPS cannot claim more than the memory estimate.
     func decodePicture(_ configuration: HEVCConfiguration, data: ArraySlice<UInt8>, stop: (() -> Bool)?) throws -> HEVCPicture {
-        if let decodeTile { return try decodeTile(configuration.parameterSets, data, configuration.lengthSize, limits) }
+        let tileLimits = Self.tileLimits(plan, limits)
+        if let decodeTile { return try decodeTile(configuration.parameterSets, data, configuration.lengthSize, tileLimits) }
         return try HEVCDecoder.decode(parameterSets: configuration.parameterSets, data: data, lengthSize: configuration.lengthSize,
-                                      limits: limits, stop: stop)
+                                      limits: tileLimits, stop: stop)
+    }
+
+    /// How much larger than its `ispe` a coded picture may be in each direction: one CTB of
+    /// 64, as libheif allows (`tighten_image_size_limit_for_ispe`); encoders pad to 8 or 64.
+    static let codedPadding = 64
+
+    /// Most pixels one coded picture of `plan` may have: the tile padded by `codedPadding`.
+    static func codedPixels(_ plan: HEIFPicturePlan) -> Int? {
+        DecodeMemoryEstimate.product([plan.tileWidth + codedPadding, plan.tileHeight + codedPadding])
+    }
+
+    /// `limits` narrowed to one coded picture of `plan`: at most `codedPixels` pixels and a
+    /// side at most the longer tile side plus `codedPadding`.
+    static func tileLimits(_ plan: HEIFPicturePlan, _ limits: DecodeLimits) -> DecodeLimits {
+        var tight = limits
+        tight.maxPixels = min(limits.maxPixels, codedPixels(plan) ?? limits.maxPixels)
+        tight.maxDimension = min(limits.maxDimension, max(plan.tileWidth, plan.tileHeight) + codedPadding)
+        return tight
     }
 
     /// Decodes tile `index` (and its alpha tile) and checks its planes; nil when the tile lies
@@ -242,29 +271,29 @@ struct HEIFPictureRenderer {
         }
     }
 
-    /// Block sums to means; each block counts only the crop pixels it covers.
-    private func finish(_ output: inout Bitmap, sums: [UInt32], phaseX: Int, phaseY: Int) {
-        let f = factor, c = output.channels, w = output.width, h = output.height
+    /// Block sums of output rows `rows` to means in the output; each block counts only the
+    /// crop pixels it covers. The rows' sums are given back afterwards.
+    private func finish(_ rows: Range<Int>, sums: HEIFBlockSums, into target: DrawTarget) {
+        guard !rows.isEmpty else { return }
+        let f = factor, c = target.channels, w = target.outW
         let cw = plan.transform.cropWidth, ch = plan.transform.cropHeight
-        let hasAlpha = output.layout.hasAlpha
-        output.pixels.withUnsafeMutableBufferPointer { out in
-            sums.withUnsafeBufferPointer { s in
-                for by in 0..<h {
-                    let rows = min(ch, (by + 1) * f - phaseY) - max(0, by * f - phaseY)
-                    for bx in 0..<w {
-                        let cols = min(cw, (bx + 1) * f - phaseX) - max(0, bx * f - phaseX)
-                        let n = UInt32(rows * cols)
-                        let i = (by * w + bx) * c
-                        if hasAlpha {
-                            let alphaSum = s[i + c - 1]
-                            for k in 0..<(c - 1) { out[i + k] = alphaSum == 0 ? 0 : UInt8(truncatingIfNeeded: (s[i + k] + alphaSum / 2) / alphaSum) }
-                            out[i + c - 1] = UInt8(truncatingIfNeeded: (alphaSum + n / 2) / n)
-                        } else {
-                            for k in 0..<c { out[i + k] = UInt8(truncatingIfNeeded: (s[i + k] + n / 2) / n) }
-                        }
-                    }
+        let phaseX = target.phaseX, phaseY = target.phaseY
+        let s = sums.pointer, out = target.output
+        for by in rows {
+            let rowCount = min(ch, (by + 1) * f - phaseY) - max(0, by * f - phaseY)
+            for bx in 0..<w {
+                let cols = min(cw, (bx + 1) * f - phaseX) - max(0, bx * f - phaseX)
+                let n = UInt32(rowCount * cols)
+                let i = (by * w + bx) * c
+                if target.hasAlpha {
+                    let alphaSum = s[i + c - 1]
+                    for k in 0..<(c - 1) { out[i + k] = alphaSum == 0 ? 0 : UInt8(truncatingIfNeeded: (s[i + k] + alphaSum / 2) / alphaSum) }
+                    out[i + c - 1] = UInt8(truncatingIfNeeded: (alphaSum + n / 2) / n)
+                } else {
+                    for k in 0..<c { out[i + k] = UInt8(truncatingIfNeeded: (s[i + k] + n / 2) / n) }
                 }
             }
         }
+        sums.release((rows.lowerBound * w * c)..<(rows.upperBound * w * c))
     }
 }

@@ -247,7 +247,7 @@ final class PipelineEngine: Sendable {
         // many renders running as cores, a second tile thread competes with them and holds
         // another tile's buffers. Decided once here, before the render's memory estimate, so
         // the bytes it reserves are the bytes its decode allocates.
-        limits.maxThreads = max(1, min(limits.maxThreads, ProcessInfo.processInfo.activeProcessorCount / max(1, limiter.running)))
+        limits.maxThreads = limiter.decodeThreads(configured: limits.maxThreads, cores: ProcessInfo.processInfo.activeProcessorCount)
         var options = RenderOptions(jpegQuality: configuration.jpegQuality, decodeHeadroom: configuration.decodeHeadroom,
                                     limits: limits, colour: configuration.colour)
         options.webpQuality = configuration.webpQuality

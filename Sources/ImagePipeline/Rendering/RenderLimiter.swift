@@ -45,4 +45,16 @@ final class RenderLimiter: @unchecked Sendable {
         defer { condition.unlock() }
         return active
     }
+
+    /// Threads a render that is running now (inside `run`) may give its decode: the
+    /// `configured` `DecodeLimits.maxThreads` while the running renders times that still fit
+    /// the `cores`, else the cores shared among the running renders, never below 1.
+    func decodeThreads(configured: Int, cores: Int) -> Int {
+        Self.decodeThreads(configured: configured, cores: cores, running: running)
+    }
+
+    /// `decodeThreads` for `running` renders.
+    static func decodeThreads(configured: Int, cores: Int, running: Int) -> Int {
+        max(1, min(configured, cores / max(1, running)))
+    }
 }

@@ -91,10 +91,13 @@ def main():
         streams.append(dict(file="photo_320x200.265", size="320x200", params="", pix_fmt="yuv420p", source=photo,
                             features="a photograph, x265 defaults (SAO, deblocking, WPP)"))
     # Without a photograph on the command line, keep the recorded entries of streams made from one.
+    # Keep the entries of streams this script does not make: from a photograph when none is given,
+    # and those of other generators (make_pcm.py) always.
     kept = []
-    if not photo and os.path.exists("manifest.json"):
+    if os.path.exists("manifest.json"):
         names = {s["file"] for s in streams}
-        kept = [e for e in json.load(open("manifest.json"))["streams"] if e["file"] not in names]
+        kept = [e for e in json.load(open("manifest.json"))["streams"]
+                if e["file"] not in names and (not photo or e.get("encoder") not in ("x265", "kvazaar", None))]
     kvazaar_ffmpeg = os.environ.get("FFMPEG_KVAZAAR")
     if not kvazaar_ffmpeg and os.path.exists("manifest.json"):
         recorded = {e["file"]: e for e in json.load(open("manifest.json"))["streams"]}
@@ -108,13 +111,13 @@ def main():
             inp = ["-i", s["source"]]
             vf = ["-vf", "scale=" + s["size"].replace("x", ":")]
         if s.get("encoder", "x265") == "kvazaar":
+            tool = kvazaar_ffmpeg
             codec = ["-c:v", "libkvazaar"] + (["-kvazaar-params", s["params"]] if s["params"] else [])
-            cmd = [kvazaar_ffmpeg, "-hide_banner", "-loglevel", "error", *inp, *vf, "-frames:v", "1",
-                   "-pix_fmt", s["pix_fmt"], *codec, s["file"], "-y"]
         else:
-            params = "log-level=error:keyint=1" + (":" + s["params"] if s["params"] else "")
-            cmd = ["ffmpeg", "-hide_banner", "-loglevel", "error", *inp, *vf, "-frames:v", "1", "-pix_fmt", s["pix_fmt"],
-                   "-c:v", "libx265", "-x265-params", params, s["file"], "-y"]
+            tool = "ffmpeg"
+            codec = ["-c:v", "libx265", "-x265-params", "log-level=error:keyint=1" + (":" + s["params"] if s["params"] else "")]
+        cmd = [tool, "-hide_banner", "-loglevel", "error", *inp, *vf, "-frames:v", "1", "-pix_fmt", s["pix_fmt"],
+               *codec, s["file"], "-y"]
         subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL if s.get("encoder", "x265") == "kvazaar" else None)
         e = dict(s)
         e["command"] = " ".join(cmd).replace(s["source"], os.path.basename(s["source"]) if not s["source"].startswith("testsrc2") else s["source"])

@@ -2,8 +2,9 @@ import struct
 def box(t, body): return struct.pack('>I', 8+len(body)) + t.encode() + body
 def fbox(t, v, flags, body): return box(t, bytes([v]) + flags.to_bytes(3,'big') + body)
 class Item:
-    def __init__(s, iid, typ, data=b'', props=(), hidden=False, idat=False, name=b''):
-        s.iid, s.typ, s.data, s.props, s.hidden, s.idat, s.name = iid, typ, data, list(props), hidden, idat, name
+    # same_as: the id of an earlier item whose bytes this one's iloc entry points at (no data of its own).
+    def __init__(s, iid, typ, data=b'', props=(), hidden=False, idat=False, name=b'', same_as=None):
+        s.iid, s.typ, s.data, s.props, s.hidden, s.idat, s.name, s.same_as = iid, typ, data, list(props), hidden, idat, name, same_as
 def write(items, pitm, refs=(), brands=(b'heic', [b'mif1', b'heic']), extra_meta=b'', iref_version=0, ipma_large=False):
     # props: list of (boxbytes, essential)
     props = []; assoc = {}
@@ -43,10 +44,14 @@ def write(items, pitm, refs=(), brands=(b'heic', [b'mif1', b'heic']), extra_meta
         # iloc v1, offset 4, length 4, base 0
         ent = b''
         off = mdat_start + 8
+        placed = {}
         for it in items:
             if it.idat:
                 ent += struct.pack('>HHHH', it.iid, 1, 0, 1) + struct.pack('>II', idat_off[it.iid], len(it.data))
+            elif it.same_as is not None:
+                ent += struct.pack('>HHHH', it.iid, 0, 0, 1) + struct.pack('>II', *placed[it.same_as])
             else:
+                placed[it.iid] = (off, len(it.data))
                 ent += struct.pack('>HHHH', it.iid, 0, 0, 1) + struct.pack('>II', off, len(it.data)); off += len(it.data)
         iloc = fbox('iloc', 1, 0, bytes([0x44, 0x00]) + struct.pack('>H', len(items)) + ent)
         meta = fbox('meta', 0, 0, hdlr + pit + iloc + iinf + iref + iprp + idat + extra_meta)
