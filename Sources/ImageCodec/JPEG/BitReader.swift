@@ -115,6 +115,13 @@ struct BitReader {
         return Int(truncatingIfNeeded: (acc &>> UInt64(truncatingIfNeeded: bits)) & 1)
     }
 
+    /// One raw bit without a fill check; requires `bits >= 1` (right after `decodeSymbol`,
+    /// which leaves at least 23).
+    @inline(__always) mutating func bufferedBit() -> Int {
+        bits &-= 1
+        return Int(truncatingIfNeeded: (acc &>> UInt64(truncatingIfNeeded: bits)) & 1)
+    }
+
     /// `s` raw bits (0...16) as an unsigned value; fills as needed.
     @inline(__always) mutating func receive(_ s: Int) -> Int {
         if s == 0 { return 0 }

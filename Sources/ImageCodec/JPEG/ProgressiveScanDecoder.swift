@@ -245,7 +245,9 @@ struct ProgressiveScanDecoder {
                 let size = rs & 15
                 var newValue: Int16 = 0
                 if size != 0 {
-                    newValue = r.bit() != 0 ? p1 : 0 &- p1
+                    // The sign bit follows the code; `decodeSymbol` filled to at least 40 bits
+                    // and used at most 17, so it is read without another fill check.
+                    newValue = r.bufferedBit() != 0 ? p1 : 0 &- p1
                 } else if run != 15 {
                     eobrun = (1 &<< run) &+ r.receive(run)
                     break

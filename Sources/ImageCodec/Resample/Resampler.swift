@@ -7,10 +7,12 @@
 /// filters without visible ringing, and it is the filter the thumbnail quality check compares
 /// against; bicubic and triangle are there for callers that want softer or cheaper output.
 ///
-/// Shape: weight tables are built once per call and per axis; the horizontal pass walks each
-/// row with one accumulator per channel; the vertical pass accumulates whole rows in an Int32
-/// row buffer (a loop the compiler vectorises), so neither pass allocates per pixel.
-/// An axis whose size does not change is not filtered at all.
+/// Shape: weight tables are built once per call and per axis. Both passes run on SIMD lanes
+/// (`ResampleLanes.swift`: eight rows at a time horizontally, sixteen columns at a time
+/// vertically, weights cut into 16-bit pieces for pmaddwd) with the scalar passes' exact
+/// integer results; the scalar passes below take the rows left over and any weight table that
+/// does not split (a weight of 1.0 or more, as an upscale can have). Neither pass allocates per pixel. An axis whose size does not change is not
+/// filtered at all.
 public enum Resampler {
     /// The resampling kernel.
     public enum Filter: Sendable, Hashable {
@@ -89,10 +91,16 @@ public enum Resampler {
         var out = rows
         if let columnWeights {
             out = [UInt8](repeating: 0, count: outCount)
+            let split = SplitWeights(columnWeights.weights)
             rows.withUnsafeBufferPointer { src in
                 out.withUnsafeMutableBufferPointer { dst in
-                    vertical(src.baseAddress!, dst.baseAddress!, rowLength: width * c, outHeight: height,
-                             firstRow: horizontalNeeded ? firstRow : 0, weights: columnWeights)
+                    if let split {
+                        verticalLanes(src.baseAddress!, dst.baseAddress!, rowLength: width * c, outHeight: height,
+                                      firstRow: horizontalNeeded ? firstRow : 0, weights: columnWeights, split: split)
+                    } else {
+                        vertical(src.baseAddress!, dst.baseAddress!, rowLength: width * c, outHeight: height,
+                                 firstRow: horizontalNeeded ? firstRow : 0, weights: columnWeights)
+                    }
                 }
             }
         }
@@ -104,15 +112,36 @@ public enum Resampler {
         return try Bitmap(width: width, height: height, layout: bitmap.layout, pixels: out)
     }
 
-    private static let half: Int32 = 1 << (ResampleWeights.precisionBits - 1)
+    static let half: Int32 = 1 << (ResampleWeights.precisionBits - 1)
 
     @inline(__always)
-    private static func clamp(_ v: Int32) -> UInt8 {
+    static func clamp(_ v: Int32) -> UInt8 {
         UInt8(clamping: v >> ResampleWeights.precisionBits)
     }
 
     private static func horizontal(_ src: UnsafePointer<UInt8>, inWidth: Int, _ dst: UnsafeMutablePointer<UInt8>,
                                    outWidth: Int, rows: Int, channels: Int, weights: ResampleWeights) {
+        var done = 0
+        if rows >= 8, let pairs = PairWeights(weights.weights) {
+            done = rows / 8 * 8
+            let columns = UnsafeMutablePointer<SIMD8<Int16>>.allocate(capacity: inWidth * channels * 2)
+            defer { columns.deallocate() }
+            weights.start.withUnsafeBufferPointer { starts in
+                weights.count.withUnsafeBufferPointer { counts in
+                    pairs.packed.withUnsafeBufferPointer { w in
+                        let k = w.baseAddress!, stride = weights.stride, blocks = rows / 8
+                        switch channels {
+                        case 1: horizontalLanes(src, inWidth, dst, outWidth, blocks, starts, counts, k, stride, columns, Channels1.self)
+                        case 2: horizontalLanes(src, inWidth, dst, outWidth, blocks, starts, counts, k, stride, columns, Channels2.self)
+                        case 3: horizontalLanes(src, inWidth, dst, outWidth, blocks, starts, counts, k, stride, columns, Channels3.self)
+                        default: horizontalLanes(src, inWidth, dst, outWidth, blocks, starts, counts, k, stride, columns, Channels4.self)
+                        }
+                    }
+                }
+            }
+        }
+        if done == rows { return }
+        let src = src + done * inWidth * channels, dst = dst + done * outWidth * channels, rows = rows - done
         weights.start.withUnsafeBufferPointer { starts in
             weights.count.withUnsafeBufferPointer { counts in
                 weights.weights.withUnsafeBufferPointer { w in
@@ -129,11 +158,11 @@ public enum Resampler {
     }
 
     /// Compile-time channel count, so each layout gets its own unrolled inner loop.
-    private protocol ChannelCount { static var n: Int { get } }
-    private enum Channels1: ChannelCount { static var n: Int { 1 } }
-    private enum Channels2: ChannelCount { static var n: Int { 2 } }
-    private enum Channels3: ChannelCount { static var n: Int { 3 } }
-    private enum Channels4: ChannelCount { static var n: Int { 4 } }
+    protocol ChannelCount { static var n: Int { get } }
+    enum Channels1: ChannelCount { static var n: Int { 1 } }
+    enum Channels2: ChannelCount { static var n: Int { 2 } }
+    enum Channels3: ChannelCount { static var n: Int { 3 } }
+    enum Channels4: ChannelCount { static var n: Int { 4 } }
 
     @inline(__always)
     private static func horizontalPass<C: ChannelCount>(
