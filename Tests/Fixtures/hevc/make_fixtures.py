@@ -139,4 +139,5 @@ def main():
     json.dump(dict(reference="libde265-dec265 1.0.11 (Debian), x265 and kvazaar via ffmpeg", streams=entries),
               open("manifest.json", "w"), indent=1)
 
-main()
+if __name__ == "__main__":
+    main()

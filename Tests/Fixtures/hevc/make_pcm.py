@@ -12,6 +12,7 @@ pcm_loop_filter_disabled_flag decides whether it (and SAO) may touch PCM samples
 """
 import json, math, os, random, subprocess, zlib
 import hevc_writer as hw
+from make_fixtures import decode
 
 VARIANTS = [
     dict(file="pcm_mixed.265", width=208, height=144, bit_depth=8, log2_min_cb=3, log2_ctb=5, sao=True,
@@ -192,14 +193,6 @@ def write(v):
     params = dict(v)
     stream = hw.vps(1 if v["bit_depth"] == 8 else 2) + hw.sps(params) + hw.pps(params) + PictureWriter(v).write()
     open(v["file"], "wb").write(stream)
-
-
-def decode(path, *flags):
-    out = path + ".tmp.yuv"
-    subprocess.run(["libde265-dec265", "-q", *flags, "-o", out, path], check=True, capture_output=True)
-    data = open(out, "rb").read()
-    os.remove(out)
-    return data
 
 
 def main():
