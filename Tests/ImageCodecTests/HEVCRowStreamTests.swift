@@ -69,7 +69,7 @@ import Testing
     @Test(arguments: HEVCConformanceTests.entries.map(\.file))
     func conformanceStreamsMatchWholeDecode(_ file: String) throws {
         let stream = try HEVCConformanceTests.bytes(file)
-        let units = try HEVCNALSplitter.annexB(stream)
+        let units = HEVCNALSplitter.annexB(stream)
         let data = Self.lengthPrefixed(units)
         var whole: HEVCPicture?
         let wholeKind = Self.kind { whole = try HEVCDecoder.decode(parameterSets: [], data: data[...], lengthSize: 4) }
