@@ -37,10 +37,7 @@ public enum HEVCDecoder {
             try decoder.stream?.finish()
             return
         }
-        try checkComplete(frame)
-        var planes = frame.planeArrays()
-        if loopFiltersAvailable { applyLoopFilters(&planes, map: frame.filterMap(), sps: frame.sps) }
-        try sink(HEVCRowBand(sps: frame.sps, planes: planes, top: 0, rows: 0..<frame.height))
+        try sink(HEVCRowBand(sps: frame.sps, planes: try finishedPlanes(frame, loopFilters: true), top: 0, rows: 0..<frame.height))
     }
 
     /// Bytes `decodeRows` allocates for the picture `parameterSets` describe, or nil when it
@@ -96,16 +93,23 @@ public enum HEVCDecoder {
     static func decodeFirstPicture(_ units: [ArraySlice<UInt8>], limits: DecodeLimits,
                                    loopFilters: Bool, stop: (() -> Bool)? = nil) throws -> HEVCPicture {
         let frame = try decodeSlices(units, limits: limits, stop: stop, sink: nil, loopFilters: loopFilters).frame
-        try checkComplete(frame)
+        return crop(try finishedPlanes(frame, loopFilters: loopFilters), sps: frame.sps)
+    }
+
+    /// The whole picture's planes, loop-filtered when asked, once every CTB has been decoded.
+    private static func finishedPlanes(_ frame: HEVCFrame, loopFilters: Bool) throws -> [HEVCPlane] {
+        try checkDecoded(frame, ctbRows: 0..<frame.layout.heightInCtbs)
         var planes = frame.planeArrays()
         if loopFilters && loopFiltersAvailable {
             applyLoopFilters(&planes, map: frame.filterMap(), sps: frame.sps)
         }
-        return crop(planes, sps: frame.sps)
+        return planes
     }
 
-    private static func checkComplete(_ frame: HEVCFrame) throws {
-        for i in 0..<(frame.layout.widthInCtbs * frame.layout.heightInCtbs) where frame.ctbSliceAddress[i] < 0 {
+    /// Throws `.truncated` unless every CTB of `ctbRows` has been decoded.
+    static func checkDecoded(_ frame: HEVCFrame, ctbRows: Range<Int>) throws {
+        let w = frame.layout.widthInCtbs
+        for i in (ctbRows.lowerBound * w)..<(ctbRows.upperBound * w) where frame.ctbSliceAddress[i] < 0 {
             throw ImageCodecError(.truncated, "HEVC picture is missing slice data")
         }
     }

@@ -45,10 +45,7 @@ final class HEVCRowStream {
 
     private func finishRow() throws {
         let r = decodingRow
-        let w = frame.layout.widthInCtbs
-        for i in (r * w)..<((r + 1) * w) where frame.ctbSliceAddress[i] < 0 {
-            throw ImageCodecError(.truncated, "HEVC picture is missing slice data")
-        }
+        try HEVCDecoder.checkDecoded(frame, ctbRows: r..<(r + 1))
         let c = frame.sps.ctbSize, height = frame.height
         let last = r == frame.layout.heightInCtbs - 1
         let lines = max(0, (r - 1) * c)..<min(height, (r + 1) * c)
