@@ -146,11 +146,8 @@ struct HEIFPictureRenderer {
     /// Decodes tile `index` (and its alpha tile) and checks its planes; nil when the tile lies
     /// outside the crop.
     func decodedTile(at index: Int, alphaTiles: HEIFPicturePlan?, stop: (() -> Bool)?) throws -> DecodedTile? {
-        let t = plan.transform
         let tile = plan.tiles[index]
-        let x0 = max(tile.x, t.cropX), x1 = min(tile.x + plan.tileWidth, t.cropX + t.cropWidth)
-        let y0 = max(tile.y, t.cropY), y1 = min(tile.y + plan.tileHeight, t.cropY + t.cropHeight)
-        guard x0 < x1, y0 < y1 else { return nil }
+        guard let (x0, x1, y0, y1) = visibleRect(ofTile: index) else { return nil }
         let data = try container.data(of: tile.itemID, limits: limits)
         let picture = try decodePicture(plan.configuration, data: data, stop: stop)
         guard picture.width >= plan.tileWidth, picture.height >= plan.tileHeight,
@@ -168,10 +165,24 @@ struct HEIFPictureRenderer {
                 throw ImageCodecError(.corrupt, "tile \(tile.itemID) chroma planes are too small")
             }
         }
-        let converter = HEIFColourConverter(chroma: picture.chromaFormat, bitDepthLuma: picture.bitDepthLuma,
-                                            bitDepthChroma: picture.bitDepthChroma, nclx: plan.nclx, signal: picture.videoSignal)
         return DecodedTile(x0: x0, x1: x1, y0: y0, y1: y1, tileX: tile.x, tileY: tile.y, picture: picture, alpha: alphaTile,
-                           converter: converter)
+                           converter: converter(for: picture))
+    }
+
+    /// The stored-picture rectangle of tile `index` inside the crop; nil when it lies outside.
+    func visibleRect(ofTile index: Int) -> (x0: Int, x1: Int, y0: Int, y1: Int)? {
+        let t = plan.transform
+        let tile = plan.tiles[index]
+        let x0 = max(tile.x, t.cropX), x1 = min(tile.x + plan.tileWidth, t.cropX + t.cropWidth)
+        let y0 = max(tile.y, t.cropY), y1 = min(tile.y + plan.tileHeight, t.cropY + t.cropHeight)
+        return x0 < x1 && y0 < y1 ? (x0, x1, y0, y1) : nil
+    }
+
+    /// The colour converter for a decoded picture of this plan (its format, depths and signal,
+    /// the plan's `nclx`).
+    func converter(for picture: HEVCPicture) -> HEIFColourConverter {
+        HEIFColourConverter(chroma: picture.chromaFormat, bitDepthLuma: picture.bitDepthLuma, bitDepthChroma: picture.bitDepthChroma,
+                            nclx: plan.nclx, signal: picture.videoSignal)
     }
 
     /// The buffers a tile is drawn into: the converted row, the output and (at 1/f) the block sums.

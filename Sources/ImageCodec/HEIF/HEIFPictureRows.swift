@@ -14,14 +14,11 @@ extension HEIFPictureRenderer {
     /// Decodes the plan's only picture band by band and draws the part of each band inside the
     /// crop into `target`.
     func drawRows(into target: DrawTarget, alpha: [UInt8]?, premultiplied: Bool) throws {
-        let t = plan.transform
         let tile = plan.tiles[0]
-        let x0 = max(tile.x, t.cropX), x1 = min(tile.x + plan.tileWidth, t.cropX + t.cropWidth)
-        let y0 = max(tile.y, t.cropY), y1 = min(tile.y + plan.tileHeight, t.cropY + t.cropHeight)
-        guard x0 < x1, y0 < y1 else { return }
+        guard let (x0, x1, y0, y1) = visibleRect(ofTile: 0) else { return }
         let data = try container.data(of: tile.itemID, limits: limits)
         let configuration = plan.configuration
-        var converter: HEIFColourConverter?
+        var firstConverter: HEIFColourConverter?
         try HEVCDecoder.decodeRows(parameterSets: configuration.parameterSets, data: data, lengthSize: configuration.lengthSize,
                                    limits: Self.tileLimits(plan, limits)) { band in
             let picture = band.picture
@@ -29,10 +26,8 @@ extension HEIFPictureRenderer {
                   picture.chromaFormat == configuration.chromaFormat else {
                 throw ImageCodecError(.corrupt, "item \(tile.itemID) decodes to \(band.croppedWidth)x\(band.croppedHeight) \(picture.chromaFormat), expected \(plan.tileWidth)x\(plan.tileHeight) \(configuration.chromaFormat)")
             }
-            let bandConverter = converter ?? HEIFColourConverter(chroma: picture.chromaFormat, bitDepthLuma: picture.bitDepthLuma,
-                                                                 bitDepthChroma: picture.bitDepthChroma, nclx: plan.nclx,
-                                                                 signal: picture.videoSignal)
-            converter = bandConverter
+            let bandConverter = firstConverter ?? converter(for: picture)
+            firstConverter = bandConverter
             // Stored (cropped) lines this band finishes, inside the crop.
             let from = max(y0, tile.y + band.rows.lowerBound - band.cropTop)
             let to = min(y1, tile.y + band.rows.upperBound - band.cropTop)
