@@ -26,6 +26,8 @@ final class CoefficientStore {
         let slotOfZigzag: UnsafeMutablePointer<Int8>
         /// Natural index of each slot, for expanding a block before the IDCT.
         let naturalOfSlot: UnsafeMutablePointer<Int>
+        /// Bit k set when zigzag position k (0...63) has a slot: refinement visits only these.
+        let keptMask: UInt64
     }
 
     let planes: [Plane]
@@ -82,13 +84,16 @@ final class CoefficientStore {
             let slotOf = UnsafeMutablePointer<Int8>.allocate(capacity: 80)
             slotOf.initialize(repeating: -1, count: 80)
             let naturalOfSlot = UnsafeMutablePointer<Int>.allocate(capacity: kept.count)
+            var keptMask: UInt64 = 0
             for (slot, position) in kept.enumerated() {
                 slotOf[position.zigzag] = Int8(slot)
                 naturalOfSlot[slot] = position.natural
+                keptMask |= 1 << UInt64(position.zigzag)
             }
             for k in 64..<80 { slotOf[k] = slotOf[63] }
             made.append(Plane(blocksWide: c.blocksWide, blocksHigh: rows, slots: kept.count,
-                              values: values, masks: masks, slotOfZigzag: slotOf, naturalOfSlot: naturalOfSlot))
+                              values: values, masks: masks, slotOfZigzag: slotOf, naturalOfSlot: naturalOfSlot,
+                              keptMask: keptMask))
         }
         planes = made
         byteCount = bytes

@@ -126,7 +126,8 @@ struct ProgressiveScanDecoder {
                     } else if ah == 0 {
                         ProgressiveScanDecoder.acFirst(&reader, lookup, &eobrun, v, &plane.masks[block], plane.slotOfZigzag, ss, se, al)
                     } else {
-                        ProgressiveScanDecoder.acRefine(&reader, lookup, &eobrun, v, &plane.masks[block], plane.slotOfZigzag, ss, se, al)
+                        ProgressiveScanDecoder.acRefine(&reader, lookup, &eobrun, v, &plane.masks[block], plane.slotOfZigzag,
+                                                        plane.keptMask, ss, se, al)
                     }
                 } else if reader.bit() != 0 {
                     v[0] |= Int16(truncatingIfNeeded: 1 << al)
@@ -190,24 +191,60 @@ struct ProgressiveScanDecoder {
     /// Reads one correction bit for each set bit of `positions`, lowest position first, and adds
     /// `p1` in the direction of the sign where the bit is 1 and the value lacks that bit.
     ///
-    /// The correction bits are close to random, so the update is computed without branches
-    /// on them (a mispredicted branch per bit costs more than the arithmetic). Positions the
-    /// IDCT never reads (slot -1) only consume their bit; that test follows the scale, not
-    /// the data, and predicts well.
+    /// The bits are taken in one read, and only the positions the IDCT keeps (`kept`) are
+    /// visited: a kept position's bit is found by counting the positions below it. At 1/4 scale
+    /// that is 25 of 64 positions, at 1/8 only the DC, which refinement scans never touch.
     @inline(__always)
     static func correctAll(_ r: inout BitReader, _ v: UnsafeMutablePointer<Int16>, _ positions: UInt64,
-                           _ slotOf: UnsafeMutablePointer<Int8>, _ p1: Int16) {
-        var m = positions
+                           _ kept: UInt64, _ slotOf: UnsafeMutablePointer<Int8>, _ p1: Int16) {
+        let n = positions.nonzeroBitCount
+        if n == 0 { return }
+        // `fill` leaves at least 40 bits; more corrections than that (rare) go the long way.
+        if n > 40 {
+            r = correctedLong(r, v, positions, kept, slotOf, p1)
+            return
+        }
+        r.fill()
+        let word = r.acc &>> UInt64(truncatingIfNeeded: r.bits &- n)
+        r.bits &-= n
+        apply(word, n, positions, kept, v, slotOf, p1)
+    }
+
+    /// `correctAll` for more than 40 positions, in two reads. Takes and returns the reader by
+    /// value so that the common path keeps it in registers.
+    @inline(never)
+    static func correctedLong(_ reader: BitReader, _ v: UnsafeMutablePointer<Int16>, _ positions: UInt64,
+                              _ kept: UInt64, _ slotOf: UnsafeMutablePointer<Int8>, _ p1: Int16) -> BitReader {
+        var r = reader
+        var later = positions
+        for _ in 0..<32 { later &= later &- 1 }
+        for part in [positions & ~later, later] {
+            let n = part.nonzeroBitCount
+            r.fill()
+            let word = r.acc &>> UInt64(truncatingIfNeeded: r.bits &- n)
+            r.bits &-= n
+            apply(word, n, part, kept, v, slotOf, p1)
+        }
+        return r
+    }
+
+    /// Applies the `count` correction bits in the low bits of `word` (first bit highest) to the
+    /// kept ones of `positions`. The bits are close to random, so the update is computed
+    /// without branches on them (a mispredicted branch per bit costs more than the arithmetic).
+    @inline(__always)
+    static func apply(_ word: UInt64, _ count: Int, _ positions: UInt64, _ kept: UInt64,
+                      _ v: UnsafeMutablePointer<Int16>, _ slotOf: UnsafeMutablePointer<Int8>, _ p1: Int16) {
+        var m = positions & kept
         while m != 0 {
-            let slot = Int(slotOf[m.trailingZeroBitCount])
-            let bit = Int16(truncatingIfNeeded: r.bit())
-            if slot >= 0 {
-                let x = v[slot]
-                let sign = x &>> 15
-                let delta = (p1 ^ sign) &- sign
-                let apply = bit & Int16(truncatingIfNeeded: (x & p1) == 0 ? 1 : 0)
-                v[slot] = x &+ (delta & (0 &- apply))
-            }
+            let lowest = m & (0 &- m)
+            let index = (positions & (lowest &- 1)).nonzeroBitCount
+            let bit = Int16(truncatingIfNeeded: (word &>> UInt64(truncatingIfNeeded: count &- 1 &- index)) & 1)
+            let slot = Int(slotOf[lowest.trailingZeroBitCount])
+            let x = v[slot]
+            let sign = x &>> 15
+            let delta = (p1 ^ sign) &- sign
+            let applies = bit & Int16(truncatingIfNeeded: (x & p1) == 0 ? 1 : 0)
+            v[slot] = x &+ (delta & (0 &- applies))
             m &= m &- 1
         }
     }
@@ -225,7 +262,7 @@ struct ProgressiveScanDecoder {
     @inline(never)
     static func acRefine(_ reader: inout BitReader, _ t: HuffmanLookup, _ eobrunIO: inout Int,
                          _ v: UnsafeMutablePointer<Int16>, _ maskIO: inout UInt64,
-                         _ slotOf: UnsafeMutablePointer<Int8>, _ ss: Int, _ se: Int, _ al: Int) {
+                         _ slotOf: UnsafeMutablePointer<Int8>, _ kept: UInt64, _ ss: Int, _ se: Int, _ al: Int) {
         var r = reader
         var eobrun = eobrunIO
         var mask = maskIO
@@ -257,7 +294,7 @@ struct ProgressiveScanDecoder {
                 // The target's bit, 0 when the run passes se (libjpeg then stops at se + 1).
                 let targetBit = zeros & (0 &- zeros)
                 let before = targetBit &- 1
-                correctAll(&r, v, mask & live & before, slotOf, p1)
+                correctAll(&r, v, mask & live & before, kept, slotOf, p1)
                 live &= ~(targetBit | before)
                 if newValue != 0 {
                     let k = targetBit == 0 ? se &+ 1 : targetBit.trailingZeroBitCount
@@ -268,7 +305,7 @@ struct ProgressiveScanDecoder {
             }
         }
         if eobrun > 0 {
-            correctAll(&r, v, mask & live, slotOf, p1)
+            correctAll(&r, v, mask & live, kept, slotOf, p1)
             eobrun &-= 1
         }
     }

@@ -8,9 +8,9 @@
 //   array and is written with truncation, so even corrupt coefficients give libjpeg's result and
 //   can never trap. Dequantisation multiplies by the table value read as a signed 16-bit number,
 //   as libjpeg-turbo's SIMD-enabled build stores it (MULTIPLIER = short); real tables are ≤ 255.
-// - The workspace is a local `InlineArray` and I/O goes through raw pointers: measured fastest on
-//   this toolchain (docs/toolchain.md "Writing fast Swift here"), with no allocation or ARC per
-//   block.
+// - The workspace is a local `InlineArray` (the 2×2's ten values are named locals) and I/O goes
+//   through raw pointers: measured fastest on this toolchain (docs/toolchain.md "Writing fast
+//   Swift here"), with no allocation or ARC per block.
 // - libjpeg's "all AC terms zero" shortcuts give exactly the full-path values (the DC-only
 //   rounding term is below one step); they are kept because most columns and rows of photo
 //   blocks are zero. A block whose 63 AC terms are all zero is one flat level (both shortcuts).
@@ -122,8 +122,10 @@ enum ScaledIDCT {
     }
 
     /// libjpeg `jpeg_idct_4x4`: 4×4 pixels, each the (±1) mean of a 2×2 group of the 8×8 IDCT.
-    /// Reads the 49 coefficients outside row 4 and column 4.
+    /// Reads the 49 coefficients outside row 4 and column 4. The range-limit table is fetched
+    /// once per block: each read of the lazily made global is a call.
     static func idct4x4(_ coef: UnsafePointer<Int16>, _ quant: UnsafePointer<UInt16>, _ out: UnsafeMutablePointer<UInt8>, _ stride: Int) {
+        let limit = rangeLimitTable
         var ws = InlineArray<32, Int32>(repeating: 0)
 
         // Pass 1: columns 0-3 and 5-7 (column 4 is never read by pass 2) into a 4×8 workspace.
@@ -153,56 +155,52 @@ enum ScaledIDCT {
             let w0 = Int(ws[b]), w1 = Int(ws[b &+ 1]), w2 = Int(ws[b &+ 2]), w3 = Int(ws[b &+ 3])
             let w5 = Int(ws[b &+ 5]), w6 = Int(ws[b &+ 6]), w7 = Int(ws[b &+ 7])
             if w1 == 0 && w2 == 0 && w3 == 0 && w5 == 0 && w6 == 0 && w7 == 0 {
-                let v = rangeLimit((w0 &+ 16) &>> 5)
+                let v = limit[((w0 &+ 16) &>> 5) & 1023]
                 o[0] = v; o[1] = v; o[2] = v; o[3] = v
                 continue
             }
             let r = red4x4(w0, w1, w2, w3, w5, w6, w7)
             let half = 1 << 18
-            o[0] = rangeLimit((r.0 &+ half) &>> 19)
-            o[1] = rangeLimit((r.1 &+ half) &>> 19)
-            o[2] = rangeLimit((r.2 &+ half) &>> 19)
-            o[3] = rangeLimit((r.3 &+ half) &>> 19)
+            o[0] = limit[((r.0 &+ half) &>> 19) & 1023]
+            o[1] = limit[((r.1 &+ half) &>> 19) & 1023]
+            o[2] = limit[((r.2 &+ half) &>> 19) & 1023]
+            o[3] = limit[((r.3 &+ half) &>> 19) & 1023]
         }
     }
 
     /// libjpeg `jpeg_idct_2x2`: 2×2 pixels, each the (±1) mean of a 4×4 group of the 8×8 IDCT.
-    /// Reads the 25 coefficients in rows and columns {0, 1, 3, 5, 7}.
+    /// Reads the 25 coefficients in rows and columns {0, 1, 3, 5, 7}. The workspace is ten
+    /// named values rather than an array, which measured faster here (not for 4×4, whose 28
+    /// values do not fit in registers), and the range-limit table is fetched once per block.
     static func idct2x2(_ coef: UnsafePointer<Int16>, _ quant: UnsafePointer<UInt16>, _ out: UnsafeMutablePointer<UInt8>, _ stride: Int) {
-        // Pass 1 keeps the columns {0, 1, 3, 5, 7} in slots 0-4; index = 5 * row + slot.
-        var ws = InlineArray<10, Int32>(repeating: 0)
-        for slot in 0..<5 {
-            let col = slot == 0 ? 0 : 2 &* slot &- 1
+        let limit = rangeLimitTable
+        // Pass 1: one column to two workspace rows; DESCALE by CONST_BITS - PASS1_BITS + 2 = 13.
+        @inline(__always) func column(_ col: Int) -> (Int, Int) {
             if coef[col &+ 8] == 0 && coef[col &+ 24] == 0 && coef[col &+ 40] == 0 && coef[col &+ 56] == 0 {
-                let dc = Int32(truncatingIfNeeded: dequant(coef, quant, col) &<< 2)
-                ws[slot] = dc; ws[slot &+ 5] = dc
-            } else {
-                let r = red2x2(
-                    dequant(coef, quant, col), dequant(coef, quant, col &+ 8),
-                    dequant(coef, quant, col &+ 24), dequant(coef, quant, col &+ 40),
-                    dequant(coef, quant, col &+ 56))
-                // DESCALE by CONST_BITS - PASS1_BITS + 2 = 13.
-                ws[slot] = narrow((r.0 &+ 4096) &>> 13)
-                ws[slot &+ 5] = narrow((r.1 &+ 4096) &>> 13)
+                let dc = Int(narrow(dequant(coef, quant, col) &<< 2))
+                return (dc, dc)
             }
+            let r = red2x2(
+                dequant(coef, quant, col), dequant(coef, quant, col &+ 8),
+                dequant(coef, quant, col &+ 24), dequant(coef, quant, col &+ 40),
+                dequant(coef, quant, col &+ 56))
+            return (Int(narrow((r.0 &+ 4096) &>> 13)), Int(narrow((r.1 &+ 4096) &>> 13)))
         }
-
         // Pass 2: DESCALE by CONST_BITS + PASS1_BITS + 3 + 2 = 20.
-        for row in 0..<2 {
-            let b = row &* 5
-            let o = out + row &* stride
-            let w0 = Int(ws[b]), w1 = Int(ws[b &+ 1]), w3 = Int(ws[b &+ 2])
-            let w5 = Int(ws[b &+ 3]), w7 = Int(ws[b &+ 4])
+        @inline(__always) func row(_ w0: Int, _ w1: Int, _ w3: Int, _ w5: Int, _ w7: Int, _ o: UnsafeMutablePointer<UInt8>) {
             if w1 == 0 && w3 == 0 && w5 == 0 && w7 == 0 {
-                let v = rangeLimit((w0 &+ 16) &>> 5)
+                let v = limit[((w0 &+ 16) &>> 5) & 1023]
                 o[0] = v; o[1] = v
-                continue
+                return
             }
             let r = red2x2(w0, w1, w3, w5, w7)
             let half = 1 << 19
-            o[0] = rangeLimit((r.0 &+ half) &>> 20)
-            o[1] = rangeLimit((r.1 &+ half) &>> 20)
+            o[0] = limit[((r.0 &+ half) &>> 20) & 1023]
+            o[1] = limit[((r.1 &+ half) &>> 20) & 1023]
         }
+        let c0 = column(0), c1 = column(1), c3 = column(3), c5 = column(5), c7 = column(7)
+        row(c0.0, c1.0, c3.0, c5.0, c7.0, out)
+        row(c0.1, c1.1, c3.1, c5.1, c7.1, out + stride)
     }
 
     /// libjpeg `jpeg_idct_1x1`: the block's DC level, 128 + round(DC·q / 8), clamped.
