@@ -9,7 +9,8 @@ import Glibc
 /// (sigal's default process pool, our default thread count) and write JPEG quality 85
 /// (sigal's default). Wall time and CPU time (user + system of the whole process tree), and
 /// peak memory as the largest sum of the RSS of the process and its children, sampled every
-/// 5 ms from /proc (sigal works in several processes; our warm in one).
+/// 5 ms from /proc (sigal works in several processes; our warm in one). Up to 5 runs of each,
+/// alternating between the two tools; medians.
 /// sigal is looked for in $SIGAL, /tmp/sigal-venv/bin/sigal, then PATH.
 enum WarmBench {
     static let sizes = "280x210,800"
@@ -26,15 +27,15 @@ enum WarmBench {
             if link(photo, target) != 0 { try? FileManager.default.copyItem(atPath: photo, toPath: target) }
         }
         let totalMB = Double(photos.map(fileSize).reduce(0, +)) / 1e6
-        var table = Table(title: "warm: \(photos.count) photos (\(String(format: "%.1f", totalMB)) MB) at 280x210 crop + 800x600 fit, JPEG q85, whole process trees, median of \(min(3, context.runs)) runs",
+        var table = Table(title: "warm: \(photos.count) photos (\(String(format: "%.1f", totalMB)) MB) at 280x210 crop + 800x600 fit, JPEG q85, whole process trees, median of \(min(5, max(1, context.runs))) runs, alternating",
                           columns: ["tool", "wall s", "CPU s", "peak RSS MiB", "wall vs sigal", "CPU vs sigal", "RSS vs sigal"])
-        let runs = min(3, max(1, context.runs))
-        let ours = measureTree(runs: runs) {
+        let runs = min(5, max(1, context.runs))
+        let oursArgv = { () -> [String] in
             try? FileManager.default.removeItem(atPath: dir + "/ours")
             return [context.galleryBinary, "warm", "--root", dir + "/photos", "--sizes", sizes, "--out", dir + "/ours", "--quality", "85"]
         }
-        guard let ours else { print(table.render() + "ours failed to run"); return }
         guard let sigal = findSigal() else {
+            guard let ours = measureTree(runs: runs, oursArgv) else { print(table.render() + "ours failed to run"); return }
             table.add(["ours (gallery warm --root)", f(ours.wall), f(ours.cpu), mib(ours.peakKiB), "-", "-", "-"])
             print(table.render(), terminator: "")
             print("sigal skipped: not installed (python3 -m venv /tmp/sigal-venv && /tmp/sigal-venv/bin/pip install sigal==2.6.1)")
@@ -51,11 +52,15 @@ enum WarmBench {
         zip_gallery = False
         write_html = False
         """.write(toFile: config, atomically: true, encoding: .utf8)
-        let theirs = measureTree(runs: runs) {
+        let sigalArgv = { () -> [String] in
             try? FileManager.default.removeItem(atPath: dir + "/sigal")
             return [sigal, "build", "-c", config, "-f", dir + "/photos", dir + "/sigal"]
         }
-        guard let theirs else { print(table.render() + "sigal failed to run"); return }
+        // Runs alternate (ours, sigal, ours, ...) so that a change in the machine's load hits
+        // both tools alike instead of one tool's whole series.
+        guard let (ours, theirs) = measurePair(runs: runs, oursArgv, sigalArgv) else {
+            print(table.render() + "a tool failed to run"); return
+        }
         table.add(["ours (gallery warm --root)", f(ours.wall), f(ours.cpu), mib(ours.peakKiB),
                    ratio(ours.wall, theirs.wall), ratio(ours.cpu, theirs.cpu), ratio(Double(ours.peakKiB), Double(theirs.peakKiB))])
         table.add(["sigal 2.6.1", f(theirs.wall), f(theirs.cpu), mib(theirs.peakKiB), "1.00x", "1.00x", "1.00x"])
@@ -66,16 +71,31 @@ enum WarmBench {
 
     struct TreeRun { var wall: Double; var cpu: Double; var peakKiB: Int }
 
+    /// `measureTree` for two commands, their runs interleaved.
+    static func measurePair(runs: Int, _ a: () -> [String], _ b: () -> [String]) -> (TreeRun, TreeRun)? {
+        var first: [TreeRun] = [], second: [TreeRun] = []
+        for _ in 0..<runs {
+            guard let x = runTree(a()), let y = runTree(b()) else { return nil }
+            first.append(x)
+            second.append(y)
+        }
+        return (summary(first), summary(second))
+    }
+
+    /// Median wall and CPU time, and the largest peak tree RSS seen.
+    static func summary(_ all: [TreeRun]) -> TreeRun {
+        let walls = all.map(\.wall).sorted(), cpus = all.map(\.cpu).sorted()
+        return TreeRun(wall: walls[walls.count / 2], cpu: cpus[cpus.count / 2], peakKiB: all.map(\.peakKiB).max() ?? 0)
+    }
+
     /// Median wall and CPU time over `runs`, and the largest peak tree RSS seen.
     static func measureTree(runs: Int, _ argv: () -> [String]) -> TreeRun? {
-        var walls: [Double] = [], cpus: [Double] = [], peak = 0
+        var all: [TreeRun] = []
         for _ in 0..<runs {
             guard let r = runTree(argv()) else { return nil }
-            walls.append(r.wall)
-            cpus.append(r.cpu)
-            peak = max(peak, r.peakKiB)
+            all.append(r)
         }
-        return TreeRun(wall: walls.sorted()[walls.count / 2], cpu: cpus.sorted()[cpus.count / 2], peakKiB: peak)
+        return summary(all)
     }
 
     /// One run: spawn, sample the tree's RSS until it exits, wait4 for its CPU time.
