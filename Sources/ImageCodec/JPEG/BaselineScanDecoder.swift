@@ -170,7 +170,7 @@ enum BaselineScanDecoder {
                 let slot = Int(plane.slotOfZigzag[k])
                 let value = scratch[natural[k]]
                 if value != 0 { mask |= 1 &<< UInt64(k) }
-                if slot >= 0 { v[slot] = value }
+                (slot >= 0 ? v + slot : plane.sink).pointee = value
             }
             plane.masks[block] = mask
             (UnsafeMutableRawPointer(scratch)).initializeMemory(as: UInt64.self, repeating: 0, count: 16)

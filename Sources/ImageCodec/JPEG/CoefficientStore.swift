@@ -28,6 +28,11 @@ final class CoefficientStore {
         let naturalOfSlot: UnsafeMutablePointer<Int>
         /// Bit k set when zigzag position k (0...63) has a slot: refinement visits only these.
         let keptMask: UInt64
+        /// One value past the last block, written in place of positions without a slot, so the
+        /// scan decoders store every coefficient without a branch on the position (at reduced
+        /// scales whether a position is kept changes from one coefficient to the next, and
+        /// that branch mispredicted often).
+        let sink: UnsafeMutablePointer<Int16>
     }
 
     let planes: [Plane]
@@ -77,8 +82,8 @@ final class CoefficientStore {
                 throw ImageCodecError(.limitExceeded, "coefficient store for \(c.blocksWide)x\(c.blocksHigh) blocks is too large")
             }
             bytes += count * 2 + blocks * 8
-            let values = UnsafeMutablePointer<Int16>.allocate(capacity: max(count, 1))
-            values.initialize(repeating: 0, count: max(count, 1))
+            let values = UnsafeMutablePointer<Int16>.allocate(capacity: count &+ 1)
+            values.initialize(repeating: 0, count: count &+ 1)
             let masks = UnsafeMutablePointer<UInt64>.allocate(capacity: max(blocks, 1))
             masks.initialize(repeating: 0, count: max(blocks, 1))
             let slotOf = UnsafeMutablePointer<Int8>.allocate(capacity: 80)
@@ -93,7 +98,7 @@ final class CoefficientStore {
             for k in 64..<80 { slotOf[k] = slotOf[63] }
             made.append(Plane(blocksWide: c.blocksWide, blocksHigh: rows, slots: kept.count,
                               values: values, masks: masks, slotOfZigzag: slotOf, naturalOfSlot: naturalOfSlot,
-                              keptMask: keptMask))
+                              keptMask: keptMask, sink: values + count))
         }
         planes = made
         byteCount = bytes

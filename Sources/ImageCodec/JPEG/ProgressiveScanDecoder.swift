@@ -124,10 +124,11 @@ struct ProgressiveScanDecoder {
                     if isDC {
                         ProgressiveScanDecoder.dcFirst(&reader, lookup, &pred[0], v, al)
                     } else if ah == 0 {
-                        ProgressiveScanDecoder.acFirst(&reader, lookup, &eobrun, v, &plane.masks[block], plane.slotOfZigzag, ss, se, al)
+                        ProgressiveScanDecoder.acFirst(&reader, lookup, &eobrun, v, &plane.masks[block], plane.slotOfZigzag,
+                                                       plane.sink, ss, se, al)
                     } else {
                         ProgressiveScanDecoder.acRefine(&reader, lookup, &eobrun, v, &plane.masks[block], plane.slotOfZigzag,
-                                                        plane.keptMask, ss, se, al)
+                                                        plane.keptMask, plane.sink, ss, se, al)
                     }
                 } else if reader.bit() != 0 {
                     v[0] |= Int16(truncatingIfNeeded: 1 << al)
@@ -149,7 +150,8 @@ struct ProgressiveScanDecoder {
     @inline(__always)
     static func acFirst(_ r: inout BitReader, _ t: HuffmanLookup, _ eobrun: inout Int,
                         _ v: UnsafeMutablePointer<Int16>, _ mask: inout UInt64,
-                        _ slotOf: UnsafeMutablePointer<Int8>, _ ss: Int, _ se: Int, _ al: Int) {
+                        _ slotOf: UnsafeMutablePointer<Int8>, _ sink: UnsafeMutablePointer<Int16>,
+                        _ ss: Int, _ se: Int, _ al: Int) {
         if eobrun > 0 {
             eobrun &-= 1
             return
@@ -163,7 +165,7 @@ struct ProgressiveScanDecoder {
                 k &+= Int((f &>> 8) & 0xFF)
                 let value = Int16(truncatingIfNeeded: (f &>> 16) &<< Int32(truncatingIfNeeded: al))
                 let slot = Int(slotOf[k])
-                if slot >= 0 { v[slot] = value }
+                (slot >= 0 ? v + slot : sink).pointee = value
                 let bit = UInt64(1) &<< UInt64(truncatingIfNeeded: min(k, 63))
                 if value != 0 { mask |= bit } else { mask &= ~bit }
                 k &+= 1
@@ -175,7 +177,7 @@ struct ProgressiveScanDecoder {
                 k &+= run
                 let value = Int16(truncatingIfNeeded: r.receiveExtend(size) &<< Int32(truncatingIfNeeded: al))
                 let slot = Int(slotOf[k])
-                if slot >= 0 { v[slot] = value }
+                (slot >= 0 ? v + slot : sink).pointee = value
                 let bit = UInt64(1) &<< UInt64(truncatingIfNeeded: min(k, 63))
                 if value != 0 { mask |= bit } else { mask &= ~bit }
             } else if run == 15 {
@@ -262,7 +264,8 @@ struct ProgressiveScanDecoder {
     @inline(never)
     static func acRefine(_ reader: inout BitReader, _ t: HuffmanLookup, _ eobrunIO: inout Int,
                          _ v: UnsafeMutablePointer<Int16>, _ maskIO: inout UInt64,
-                         _ slotOf: UnsafeMutablePointer<Int8>, _ kept: UInt64, _ ss: Int, _ se: Int, _ al: Int) {
+                         _ slotOf: UnsafeMutablePointer<Int8>, _ kept: UInt64, _ sink: UnsafeMutablePointer<Int16>,
+                         _ ss: Int, _ se: Int, _ al: Int) {
         var r = reader
         var eobrun = eobrunIO
         var mask = maskIO
@@ -299,7 +302,7 @@ struct ProgressiveScanDecoder {
                 if newValue != 0 {
                     let k = targetBit == 0 ? se &+ 1 : targetBit.trailingZeroBitCount
                     let slot = Int(slotOf[k])
-                    if slot >= 0 { v[slot] = newValue }
+                    (slot >= 0 ? v + slot : sink).pointee = newValue
                     mask |= UInt64(1) &<< UInt64(truncatingIfNeeded: min(k, 63))
                 }
             }

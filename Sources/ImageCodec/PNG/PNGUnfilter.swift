@@ -4,8 +4,8 @@
 /// index and sample arithmetic wraps (&+ &-) because the caller sized both rows, and Paeth
 /// picks its predictor with selects instead of nested branches, which photographic rows
 /// mispredict constantly. Paeth and Average carry a dependency from each pixel to the next,
-/// so the 3- and 4-byte cases (RGB8, RGBA8: nearly every photo) get loops that keep the
-/// left pixel's bytes in registers.
+/// so the 3- and 4-byte cases (RGB8, RGBA8: nearly every photo) of Paeth work on whole pixels
+/// as vectors.
 enum PNGUnfilter {
     /// Unfilters `count` bytes of `row` whose filter byte was `type`. `prior` is the
     /// reconstructed row above (all zeros on a pass's first row); `bpp` ≥ 1 is the byte
@@ -33,8 +33,7 @@ enum PNGUnfilter {
             }
         case 4:
             switch bpp {
-            case 3: paeth3(row, prior, count)
-            case 4: paeth4(row, prior, count)
+            case 3, 4: paethLanes(row, prior, count, bpp)
             default: paethGeneric(row, prior, count, bpp)
             }
         default:
@@ -74,45 +73,67 @@ enum PNGUnfilter {
         }
     }
 
-    private static func paeth3(_ row: UnsafeMutablePointer<UInt8>, _ prior: UnsafePointer<UInt8>, _ count: Int) {
-        guard count >= 3 else { return paethGeneric(row, prior, count, 3) }
-        var a0 = Int(row[0] &+ prior[0]), a1 = Int(row[1] &+ prior[1]), a2 = Int(row[2] &+ prior[2])
-        row[0] = UInt8(truncatingIfNeeded: a0); row[1] = UInt8(truncatingIfNeeded: a1); row[2] = UInt8(truncatingIfNeeded: a2)
-        var c0 = Int(prior[0]), c1 = Int(prior[1]), c2 = Int(prior[2])
-        var i = 3
-        while i &+ 3 <= count {
-            let b0 = Int(prior[i]), b1 = Int(prior[i &+ 1]), b2 = Int(prior[i &+ 2])
-            a0 = (Int(row[i]) &+ predict(a0, b0, c0)) & 0xFF
-            a1 = (Int(row[i &+ 1]) &+ predict(a1, b1, c1)) & 0xFF
-            a2 = (Int(row[i &+ 2]) &+ predict(a2, b2, c2)) & 0xFF
-            row[i] = UInt8(truncatingIfNeeded: a0)
-            row[i &+ 1] = UInt8(truncatingIfNeeded: a1)
-            row[i &+ 2] = UInt8(truncatingIfNeeded: a2)
-            c0 = b0; c1 = b1; c2 = b2
-            i &+= 3
+    /// Paeth for 3- and 4-byte pixels: the pixel's bytes are the lanes of one vector, so the
+    /// chain from each pixel to the next (the left pixel feeds the predictor) is a handful of
+    /// vector operations instead of three or four interleaved scalar chains. Measured at about
+    /// half the time of the scalar form on photographic RGB rows.
+    ///
+    /// A 3-byte pixel is read and written as 4 bytes whose last lane keeps the byte that is
+    /// there (the next pixel's filtered byte, not yet read), so every pixel but the last goes
+    /// through the vector; the last pixel, whose fourth byte may lie past the row, is scalar.
+    private static func paethLanes(_ row: UnsafeMutablePointer<UInt8>, _ prior: UnsafePointer<UInt8>, _ count: Int, _ bpp: Int) {
+        guard count >= 8 else { return paethGeneric(row, prior, count, bpp) }
+        // First pixel: a = c = 0, so the predictor is b.
+        for i in 0..<bpp { row[i] = row[i] &+ prior[i] }
+        let keep: SIMDMask<SIMD4<Int16>> = [false, false, false, bpp == 3]
+        let lowByte = SIMD4<Int16>(repeating: 0xFF)
+        var a = load4(UnsafePointer(row))
+        var c = load4(prior)
+        var i = bpp
+        // The filtered bytes are read one pixel ahead, before this pixel's store: a 3-byte
+        // pixel's read would otherwise overlap the 4-byte store just made, and the processor
+        // stalls on a load it cannot forward from that store.
+        var x = load4(UnsafePointer(row + i))
+        // Pixels whose 4-byte read and write stay inside the row: all but a 3-byte row's last.
+        while i &+ 4 <= count {
+            let b = load4(prior + i)
+            let next = i &+ bpp
+            let xNext = next &+ 4 <= count ? load4(UnsafePointer(row + next)) : x
+            let p = b &- c
+            let q = a &- c
+            let pa = magnitude4(p), pb = magnitude4(q), pc = magnitude4(p &+ q)
+            let useB = pb .< pa
+            let nearest = a.replacing(with: b, where: useB)
+            let distance = pa.replacing(with: pb, where: useB)
+            let predictor = nearest.replacing(with: c, where: pc .< distance)
+            a = ((x &+ predictor) & lowByte).replacing(with: x, where: keep)
+            store4(a, row + i)
+            x = xNext
+            c = b
+            i = next
+        }
+        // What is left (the last pixel of a 3-byte row) goes the scalar way.
+        while i < count {
+            let p = predict(Int(row[i &- bpp]), Int(prior[i]), Int(prior[i &- bpp]))
+            row[i] = row[i] &+ UInt8(truncatingIfNeeded: p)
+            i &+= 1
         }
     }
 
-    private static func paeth4(_ row: UnsafeMutablePointer<UInt8>, _ prior: UnsafePointer<UInt8>, _ count: Int) {
-        guard count >= 4 else { return paethGeneric(row, prior, count, 4) }
-        var a0 = Int(row[0] &+ prior[0]), a1 = Int(row[1] &+ prior[1])
-        var a2 = Int(row[2] &+ prior[2]), a3 = Int(row[3] &+ prior[3])
-        row[0] = UInt8(truncatingIfNeeded: a0); row[1] = UInt8(truncatingIfNeeded: a1)
-        row[2] = UInt8(truncatingIfNeeded: a2); row[3] = UInt8(truncatingIfNeeded: a3)
-        var c0 = Int(prior[0]), c1 = Int(prior[1]), c2 = Int(prior[2]), c3 = Int(prior[3])
-        var i = 4
-        while i &+ 4 <= count {
-            let b0 = Int(prior[i]), b1 = Int(prior[i &+ 1]), b2 = Int(prior[i &+ 2]), b3 = Int(prior[i &+ 3])
-            a0 = (Int(row[i]) &+ predict(a0, b0, c0)) & 0xFF
-            a1 = (Int(row[i &+ 1]) &+ predict(a1, b1, c1)) & 0xFF
-            a2 = (Int(row[i &+ 2]) &+ predict(a2, b2, c2)) & 0xFF
-            a3 = (Int(row[i &+ 3]) &+ predict(a3, b3, c3)) & 0xFF
-            row[i] = UInt8(truncatingIfNeeded: a0)
-            row[i &+ 1] = UInt8(truncatingIfNeeded: a1)
-            row[i &+ 2] = UInt8(truncatingIfNeeded: a2)
-            row[i &+ 3] = UInt8(truncatingIfNeeded: a3)
-            c0 = b0; c1 = b1; c2 = b2; c3 = b3
-            i &+= 4
-        }
+    @inline(__always)
+    private static func load4(_ p: UnsafePointer<UInt8>) -> SIMD4<Int16> {
+        let v = UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt8>.self)
+        return SIMD4<Int16>(truncatingIfNeeded: v)
+    }
+
+    @inline(__always)
+    private static func store4(_ v: SIMD4<Int16>, _ p: UnsafeMutablePointer<UInt8>) {
+        UnsafeMutableRawPointer(p).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: v), as: SIMD4<UInt8>.self)
+    }
+
+    @inline(__always)
+    private static func magnitude4(_ v: SIMD4<Int16>) -> SIMD4<Int16> {
+        let sign = v &>> 15
+        return (v ^ sign) &- sign
     }
 }
