@@ -33,7 +33,7 @@ enum IndexCommand {
             return 1
         }
         let limits = PipelineConfiguration(cacheDirectory: cache, libraryRoot: root)
-        let indexer = LibraryIndexer(index: index) { file throws(PipelineError) in
+        let indexer = LibraryIndexer(index: index, background: false) { file throws(PipelineError) in
             try FileIndexing.read(path: file, maxBytes: limits.maxOriginBytes, limits: limits.decodeLimits)
         }
         let scanStart = Date()

@@ -21,12 +21,18 @@ public final class LibraryIndexer: Sendable {
 
     /// Files read at once. Default: the CPU cores, at most 4.
     public let readers: Int
+    /// Whether files are read at lowered priority (`BackgroundLanes`): the server's indexer,
+    /// which must not slow the pages. `gallery index`, which the user waits for, reads at
+    /// normal priority.
+    public let background: Bool
     /// Set by `cancel`: the pass under way stops after the files being read now.
     private let cancelled = Atomic<Bool>(false)
 
-    public init(index: LibraryIndex, readers: Int = min(4, ProcessInfo.processInfo.activeProcessorCount), readFile: @escaping FileReader) {
+    public init(index: LibraryIndex, readers: Int = min(4, ProcessInfo.processInfo.activeProcessorCount),
+                background: Bool = true, readFile: @escaping FileReader) {
         self.index = index
         self.readers = max(1, readers)
+        self.background = background
         self.readFile = readFile
         progress.photos.store(index.photoCount(), ordering: .relaxed)
     }
@@ -85,17 +91,24 @@ public final class LibraryIndexer: Sendable {
         var done = 0
         let readFile = self.readFile
         // Files are read `readers` at a time (hashing is CPU work once the file is in the page
-        // cache); this thread alone writes.
+        // cache), on lanes that yield to request threads (`BackgroundLanes`) unless this pass
+        // is what the user waits for; this thread alone writes.
         for start in stride(from: 0, to: pending.count, by: Self.batchSize) {
             if cancelled.load(ordering: .relaxed) { break }
             let slice = Array(pending[start..<min(pending.count, start + Self.batchSize)])
             let results = ResultSlots<Result<IndexedFile, PipelineError>>(count: slice.count)
-            DispatchQueue.concurrentPerform(iterations: min(readers, slice.count)) { lane in
+            let readers = self.readers
+            let lane: @Sendable (Int) -> Void = { [self] lane in
                 for i in stride(from: lane, to: slice.count, by: readers) where !cancelled.load(ordering: .relaxed) {
                     do throws(PipelineError) { results.set(i, .success(try readFile(slice[i].absolutePath))) } catch {
                         results.set(i, .failure(error))
                     }
                 }
+            }
+            if background {
+                BackgroundLanes.run(count: min(readers, slice.count), name: "index-reader", lane)
+            } else {
+                DispatchQueue.concurrentPerform(iterations: min(readers, slice.count), execute: lane)
             }
             for (i, file) in slice.enumerated() {
                 switch results.get(i) {
