@@ -143,6 +143,15 @@ struct HEIFPictureRenderer {
         return tight
     }
 
+    /// Throws `.corrupt` unless a picture decoded from `item` (its cropped size) covers the
+    /// plan's tile in the configured chroma format and its planes hold their samples: what
+    /// both the tile path and the band path check before drawing.
+    func checkDecoded(item: Int, width: Int, height: Int, chromaFormat: HEVCChromaFormat, planesFit: Bool) throws {
+        guard width >= plan.tileWidth, height >= plan.tileHeight, chromaFormat == plan.configuration.chromaFormat, planesFit else {
+            throw ImageCodecError(.corrupt, "item \(item) decodes to \(width)x\(height) \(chromaFormat), expected \(plan.tileWidth)x\(plan.tileHeight) \(plan.configuration.chromaFormat)")
+        }
+    }
+
     /// Decodes tile `index` (and its alpha tile) and checks its planes; nil when the tile lies
     /// outside the crop.
     func decodedTile(at index: Int, alphaTiles: HEIFPicturePlan?, stop: (() -> Bool)?) throws -> DecodedTile? {
@@ -150,11 +159,9 @@ struct HEIFPictureRenderer {
         guard let (x0, x1, y0, y1) = visibleRect(ofTile: index) else { return nil }
         let data = try container.data(of: tile.itemID, limits: limits)
         let picture = try decodePicture(plan.configuration, data: data, stop: stop)
-        guard picture.width >= plan.tileWidth, picture.height >= plan.tileHeight,
-              picture.chromaFormat == plan.configuration.chromaFormat, picture.planes.count == picture.chromaFormat.planeCount,
-              picture.planes[0].width == picture.width, picture.planes[0].samples.count >= picture.width * picture.height else {
-            throw ImageCodecError(.corrupt, "tile \(tile.itemID) decodes to \(picture.width)x\(picture.height) \(picture.chromaFormat), expected \(plan.tileWidth)x\(plan.tileHeight) \(plan.configuration.chromaFormat)")
-        }
+        try checkDecoded(item: tile.itemID, width: picture.width, height: picture.height, chromaFormat: picture.chromaFormat,
+                         planesFit: picture.planes.count == picture.chromaFormat.planeCount && picture.planes[0].width == picture.width
+                             && picture.planes[0].samples.count >= picture.width * picture.height)
         let alphaTile = try alphaTiles.map { try decodeAlphaTile($0, index: index, stop: stop) }
         if picture.planes.count == 3 {
             let (sx, sy) = picture.chromaFormat.subsampling

@@ -22,10 +22,9 @@ extension HEIFPictureRenderer {
         try HEVCDecoder.decodeRows(parameterSets: configuration.parameterSets, data: data, lengthSize: configuration.lengthSize,
                                    limits: Self.tileLimits(plan, limits)) { band in
             let picture = band.picture
-            guard band.croppedWidth >= plan.tileWidth, band.croppedHeight >= plan.tileHeight,
-                  picture.chromaFormat == configuration.chromaFormat else {
-                throw ImageCodecError(.corrupt, "item \(tile.itemID) decodes to \(band.croppedWidth)x\(band.croppedHeight) \(picture.chromaFormat), expected \(plan.tileWidth)x\(plan.tileHeight) \(configuration.chromaFormat)")
-            }
+            // Size and format only: a band's planes are a window the decoder sized itself.
+            try checkDecoded(item: tile.itemID, width: band.croppedWidth, height: band.croppedHeight,
+                             chromaFormat: picture.chromaFormat, planesFit: true)
             let bandConverter = firstConverter ?? converter(for: picture)
             firstConverter = bandConverter
             // Stored (cropped) lines this band finishes, inside the crop.

@@ -122,6 +122,14 @@ struct BitReader {
         return Int(truncatingIfNeeded: (acc &>> UInt64(truncatingIfNeeded: bits)) & 1)
     }
 
+    /// The next `n` raw bits (1...40) in the low bits of the result, first bit highest; the
+    /// bits above them are not cleared. Fills as needed (a fill leaves at least 40 bits).
+    @inline(__always) mutating func take(_ n: Int) -> UInt64 {
+        fill()
+        bits &-= n
+        return acc &>> UInt64(truncatingIfNeeded: bits)
+    }
+
     /// `s` raw bits (0...16) as an unsigned value; fills as needed.
     @inline(__always) mutating func receive(_ s: Int) -> Int {
         if s == 0 { return 0 }

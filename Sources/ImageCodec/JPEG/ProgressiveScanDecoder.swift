@@ -206,10 +206,7 @@ struct ProgressiveScanDecoder {
             r = correctedLong(r, v, positions, kept, slotOf, p1)
             return
         }
-        r.fill()
-        let word = r.acc &>> UInt64(truncatingIfNeeded: r.bits &- n)
-        r.bits &-= n
-        apply(word, n, positions, kept, v, slotOf, p1)
+        apply(r.take(n), n, positions, kept, v, slotOf, p1)
     }
 
     /// `correctAll` for more than 40 positions, in two reads. Takes and returns the reader by
@@ -220,13 +217,10 @@ struct ProgressiveScanDecoder {
         var r = reader
         var later = positions
         for _ in 0..<32 { later &= later &- 1 }
-        for part in [positions & ~later, later] {
-            let n = part.nonzeroBitCount
-            r.fill()
-            let word = r.acc &>> UInt64(truncatingIfNeeded: r.bits &- n)
-            r.bits &-= n
-            apply(word, n, part, kept, v, slotOf, p1)
-        }
+        let first = positions & ~later
+        apply(r.take(32), 32, first, kept, v, slotOf, p1)
+        let n = later.nonzeroBitCount
+        apply(r.take(n), n, later, kept, v, slotOf, p1)
         return r
     }
 

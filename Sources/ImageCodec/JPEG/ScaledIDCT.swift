@@ -155,16 +155,16 @@ enum ScaledIDCT {
             let w0 = Int(ws[b]), w1 = Int(ws[b &+ 1]), w2 = Int(ws[b &+ 2]), w3 = Int(ws[b &+ 3])
             let w5 = Int(ws[b &+ 5]), w6 = Int(ws[b &+ 6]), w7 = Int(ws[b &+ 7])
             if w1 == 0 && w2 == 0 && w3 == 0 && w5 == 0 && w6 == 0 && w7 == 0 {
-                let v = limit[((w0 &+ 16) &>> 5) & 1023]
+                let v = rangeLimit((w0 &+ 16) &>> 5, limit)
                 o[0] = v; o[1] = v; o[2] = v; o[3] = v
                 continue
             }
             let r = red4x4(w0, w1, w2, w3, w5, w6, w7)
             let half = 1 << 18
-            o[0] = limit[((r.0 &+ half) &>> 19) & 1023]
-            o[1] = limit[((r.1 &+ half) &>> 19) & 1023]
-            o[2] = limit[((r.2 &+ half) &>> 19) & 1023]
-            o[3] = limit[((r.3 &+ half) &>> 19) & 1023]
+            o[0] = rangeLimit((r.0 &+ half) &>> 19, limit)
+            o[1] = rangeLimit((r.1 &+ half) &>> 19, limit)
+            o[2] = rangeLimit((r.2 &+ half) &>> 19, limit)
+            o[3] = rangeLimit((r.3 &+ half) &>> 19, limit)
         }
     }
 
@@ -189,14 +189,14 @@ enum ScaledIDCT {
         // Pass 2: DESCALE by CONST_BITS + PASS1_BITS + 3 + 2 = 20.
         @inline(__always) func row(_ w0: Int, _ w1: Int, _ w3: Int, _ w5: Int, _ w7: Int, _ o: UnsafeMutablePointer<UInt8>) {
             if w1 == 0 && w3 == 0 && w5 == 0 && w7 == 0 {
-                let v = limit[((w0 &+ 16) &>> 5) & 1023]
+                let v = rangeLimit((w0 &+ 16) &>> 5, limit)
                 o[0] = v; o[1] = v
                 return
             }
             let r = red2x2(w0, w1, w3, w5, w7)
             let half = 1 << 19
-            o[0] = limit[((r.0 &+ half) &>> 20) & 1023]
-            o[1] = limit[((r.1 &+ half) &>> 20) & 1023]
+            o[0] = rangeLimit((r.0 &+ half) &>> 20, limit)
+            o[1] = rangeLimit((r.1 &+ half) &>> 20, limit)
         }
         let c0 = column(0), c1 = column(1), c3 = column(3), c5 = column(5), c7 = column(7)
         row(c0.0, c1.0, c3.0, c5.0, c7.0, out)
@@ -233,7 +233,13 @@ enum ScaledIDCT {
     /// and the pixel is clamp(s + 128). Equal to clamp(v + 128) for sane data.
     @inline(__always)
     static func rangeLimit(_ v: Int) -> UInt8 {
-        rangeLimitTable[v & 1023]
+        rangeLimit(v, rangeLimitTable)
+    }
+
+    /// `rangeLimit` with the table fetched by the caller, once per block.
+    @inline(__always)
+    static func rangeLimit(_ v: Int, _ table: UnsafeMutablePointer<UInt8>) -> UInt8 {
+        table[v & 1023]
     }
 
     /// The LL&M 8-point IDCT of `jpeg_idct_islow` (CONST_BITS 13), before descaling.
