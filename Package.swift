@@ -3,7 +3,8 @@ import PackageDescription
 
 /// Module graph (arrows point one way):
 /// gallery -> Gallery -> ImagePipeline -> ImageCodec -> CZlib; Gallery -> FastCGI -> CFastCGI;
-/// Gallery -> CSQLite (the library index); ImagePipeline -> CCrypto (SHA-256 of originals).
+/// Gallery -> CSQLite (the library index); ImagePipeline -> CCrypto (SHA-256 of originals);
+/// Gallery -> CCrypto (HMAC-SHA-256 of share links, constant-time comparison).
 /// ImageCodec uses only the standard library and zlib: it never sees Foundation or the web.
 let package = Package(
     name: "gallery",
@@ -30,7 +31,7 @@ let package = Package(
         .target(name: "ImageCodec", dependencies: ["CZlib"], linkerSettings: [.linkedLibrary("m")]),
         .target(name: "ImagePipeline", dependencies: ["ImageCodec", "CCrypto"]),
         .target(name: "FastCGI", dependencies: ["CFastCGI"]),
-        .target(name: "Gallery", dependencies: ["ImagePipeline", "FastCGI", "CSQLite"]),
+        .target(name: "Gallery", dependencies: ["ImagePipeline", "FastCGI", "CSQLite", "CCrypto"]),
         .executableTarget(name: "gallery", dependencies: ["Gallery", "ImagePipeline", "ImageCodec", "FastCGI"]),
         .executableTarget(name: "gallery-bench", dependencies: ["ImagePipeline", "ImageCodec"]),
         .target(name: "ImageFuzzChecks", dependencies: ["ImageCodec"], path: "Sources/Fuzz/ImageFuzzChecks"),

@@ -1,7 +1,9 @@
 #ifndef GALLERY_CCRYPTO_SHIM_H
 #define GALLERY_CCRYPTO_SHIM_H
-/* Only the EVP digest calls (libcrypto picks the CPU's SHA instructions, sha_ni, at run time)
-   and OPENSSL_init_crypto, to keep libcrypto from freeing its state in an atexit handler. */
+/* The EVP digest calls (libcrypto picks the CPU's SHA instructions, sha_ni, at run time),
+   HMAC and CRYPTO_memcmp (share links), and OPENSSL_init_crypto, to keep libcrypto from
+   freeing its state in an atexit handler. */
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #endif

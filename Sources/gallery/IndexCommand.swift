@@ -34,7 +34,7 @@ enum IndexCommand {
         }
         let limits = PipelineConfiguration(cacheDirectory: cache, libraryRoot: root)
         let indexer = LibraryIndexer(index: index, background: false) { file throws(PipelineError) in
-            try FileIndexing.read(path: file, maxBytes: limits.maxOriginBytes, limits: limits.decodeLimits)
+            try FileIndexing.read(path: file, root: root, maxBytes: limits.maxOriginBytes, limits: limits.decodeLimits)
         }
         let scanStart = Date()
         let scan = CatalogScanner(root: root, siteTitle: "").scan()

@@ -23,6 +23,10 @@ usage:
   gallery share ALBUM --root DIR [--cache-dir DIR] [--share-key FILE]
                                                       print the share link path (/s/<token>/) of
                                                       an album (folder path or id)
+  gallery share --rotate [--grace 7d] [--cache-dir DIR] [--share-key FILE]
+                                                      new key; old links open for the grace period
+  gallery share --revoke-all [--cache-dir DIR] [--share-key FILE]
+                                                      new key; every old link stops opening now
 """
 
 /// Writes one line to standard error (stderr as a C global is not concurrency-safe in Swift 6).

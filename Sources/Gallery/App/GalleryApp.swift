@@ -44,8 +44,9 @@ public final class GalleryApp: FastCGIHandler, Sendable {
         self.index = index
         if let index, index.claimWriter() {
             let limits = pipeline.configuration.decodeLimits, maxBytes = pipeline.configuration.maxOriginBytes
+            let root = configuration.libraryRoot
             indexer = LibraryIndexer(index: index) { path throws(PipelineError) in
-                try FileIndexing.read(path: path, maxBytes: maxBytes, limits: limits)
+                try FileIndexing.read(path: path, root: root, maxBytes: maxBytes, limits: limits)
             }
         } else {
             indexer = nil
@@ -83,8 +84,7 @@ public final class GalleryApp: FastCGIHandler, Sendable {
         defer { metrics.inFlight.subtract(1, ordering: .relaxed) }
         var (label, final) = answer(request)
         if request.method == "HEAD" { final.omitBody = true }
-        // A share link that leaks (pasted somewhere public) should still not land in search engines.
-        if Router.shareScope(path: request.path) != nil { final.headers.append(("X-Robots-Tag", "noindex, nofollow")) }
+        if Router.shareScope(path: request.path) != nil { ScopePolicy.applyShared(to: &final, route: label) }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         metrics.record(route: label, status: final.status, seconds: seconds)
         return final

@@ -7,6 +7,13 @@ import Glibc
 /// Builds a `Catalog` from a folder: each subfolder an album (nested), each photo an item (by
 /// extension in any case, or by its magic bytes: `ImageFiles`), sorted by name.
 /// Hidden entries are skipped; a symlink is followed only when it resolves inside the root.
+///
+/// Albums are the real folders: privacy and identity belong to a folder whatever path reaches
+/// it. A symlinked folder whose target is listed at its own place (anything inside the root
+/// but hidden folders) is skipped, so an alias never hides the real album nor shows it under
+/// another name and privacy; an alias of a hidden folder is listed, private when its real
+/// path is inside a private folder. A symlinked photo whose target is inside a private folder
+/// is listed only in an album of that same private folder.
 public struct CatalogScanner: Sendable {
     public var root: String
     public var siteTitle: String
@@ -59,6 +66,8 @@ public struct CatalogScanner: Sendable {
         /// Names, with the real path (a symlinked folder is visited once).
         var subfolders: [(name: String, real: String)] = []
         var images: [(name: String, stamp: FileStamp)] = []
+        /// Real paths of the photos that are symlinks, by name.
+        var symlinkTargets: [String: String] = [:]
     }
 
     private func build(list: (String, String, inout ScanState) -> FolderEntries) -> Result {
@@ -80,7 +89,11 @@ public struct CatalogScanner: Sendable {
             }
         }
         let title = manifest?.title ?? siteTitle
-        let rootID = walk(relativePath: "", parentID: nil, privateRoot: nil, depth: 0, state: &state, manifest: manifest, title: title, list: list)
+        let rootID = walk(relativePath: "", canonicalPath: "", parentID: nil, inherited: nil, depth: 0, state: &state,
+                          manifest: manifest, title: title, list: list)
+        if state.skippedAliases > 0 {
+            state.warnings.append("\(state.skippedAliases) symlinks skipped: their targets are listed at their own place, or are private")
+        }
         addRemoteItems(manifest?.remote ?? [], rootID: rootID, state: &state, manifest: manifest)
         var catalog = Catalog(siteTitle: title, rootID: rootID, albums: state.albums, items: state.items)
         catalog.showLocation = manifest?.showLocation ?? false
@@ -94,9 +107,18 @@ public struct CatalogScanner: Sendable {
         var items: [String: CatalogItem] = [:]
         var usedIDs = Set<String>()
         var visitedDirs = Set<String>()
+        /// Symlinked folders and photos left out, for the log.
+        var skippedAliases = 0
         var warnings: [String] = []
         var hash = FNV1a()
         var fingerprint: UInt64 { hash.value }
+
+        /// `real` (a real path) relative to the real root: "" for the root, nil when outside it.
+        func relativeToRoot(_ real: String) -> String? {
+            if real == realRoot { return "" }
+            guard real.hasPrefix(realRoot + "/") else { return nil }
+            return String(real.dropFirst(realRoot.count + 1))
+        }
 
         mutating func mix(_ name: String, _ values: UInt64...) {
             hash.add(name)
@@ -116,7 +138,7 @@ public struct CatalogScanner: Sendable {
         }
     }
 
-    private enum EntryKind { case directory(String), image(FileStamp), other }
+    private enum EntryKind { case directory(String), image(FileStamp, symlinkTarget: String?), other }
 
     /// The entries of one folder on disk, sorted by name.
     private func listFolder(relativePath: String, absolute: String, state: inout ScanState) -> FolderEntries {
@@ -127,7 +149,9 @@ public struct CatalogScanner: Sendable {
             guard !name.contains("/"), name.utf8.count <= 255 else { continue }
             switch classify(absolute + "/" + name, state: &state, name: name) {
             case .directory(let real): entries.subfolders.append((name, real))
-            case .image(let stamp): entries.images.append((name, stamp))
+            case .image(let stamp, let target):
+                entries.images.append((name, stamp))
+                if let target { entries.symlinkTargets[name] = target }
             case .other: break
             }
         }
@@ -141,11 +165,22 @@ public struct CatalogScanner: Sendable {
         return defaultSort
     }
 
-    /// Scans one folder; returns its album id.
-    private func walk(relativePath: String, parentID: String?, privateRoot: String?, depth: Int, state: inout ScanState,
-                      manifest: Manifest?, title: String, list: (String, String, inout ScanState) -> FolderEntries) -> String {
+    /// The privacy an album hands down: the id of its topmost private album and the folder
+    /// whose `"private": true` made it private.
+    private struct Privacy {
+        var rootID: String
+        var mark: String
+    }
+
+    /// Scans one folder (reached by `relativePath`, really at `canonicalPath` below the root);
+    /// returns its album id.
+    private func walk(relativePath: String, canonicalPath: String, parentID: String?, inherited: Privacy?, depth: Int,
+                      state: inout ScanState, manifest: Manifest?, title: String,
+                      list: (String, String, inout ScanState) -> FolderEntries) -> String {
         let albumID = state.uniqueID("album:" + relativePath)
-        let privateRoot = privateRoot ?? (manifest?.albums?[relativePath]?.private == true ? albumID : nil)
+        let ownMark = manifest?.albums?[relativePath]?.private == true ? relativePath : nil
+        let privacy = inherited ?? (manifest?.privateMark(of: canonicalPath) ?? ownMark).map { Privacy(rootID: albumID, mark: $0) }
+        let privateRoot = privacy?.rootID
         let absolute = relativePath.isEmpty ? state.realRoot : state.realRoot + "/" + relativePath
         let entries = list(relativePath, absolute, &state)
         let subfolders = CatalogNaming.sortedByName(entries.subfolders, name: \.name)
@@ -156,6 +191,10 @@ public struct CatalogScanner: Sendable {
 
         var itemIDs: [String] = []
         for image in images where state.items.count < maxItems {
+            if let target = entries.symlinkTargets[image.name], !mayList(photoAt: target, in: privacy, state: state, manifest: manifest) {
+                state.skippedAliases += 1
+                continue
+            }
             let rel = relativePath.isEmpty ? image.name : relativePath + "/" + image.name
             let id = state.uniqueID("item:" + rel)
             let text = manifest?.items?[rel]
@@ -167,9 +206,15 @@ public struct CatalogScanner: Sendable {
         if depth < maxDepth {
             for folder in subfolders where !state.visitedDirs.contains(folder.real) {
                 let rel = relativePath.isEmpty ? folder.name : relativePath + "/" + folder.name
+                guard let canonical = state.relativeToRoot(folder.real) else { continue }
+                // An alias of a folder listed at its own place: the real album is the one.
+                if canonical != rel && isListed(canonical) {
+                    state.skippedAliases += 1
+                    continue
+                }
                 let folderTitle = CatalogNaming.title(fromFileName: folder.name, dropExtension: false)
-                albumIDs.append(walk(relativePath: rel, parentID: albumID, privateRoot: privateRoot, depth: depth + 1, state: &state,
-                                     manifest: manifest, title: folderTitle, list: list))
+                albumIDs.append(walk(relativePath: rel, canonicalPath: canonical, parentID: albumID, inherited: privacy,
+                                     depth: depth + 1, state: &state, manifest: manifest, title: folderTitle, list: list))
             }
         }
         let text = manifest?.albums?[relativePath]
@@ -180,18 +225,36 @@ public struct CatalogScanner: Sendable {
         return albumID
     }
 
+    /// Whether the folder at `canonical` (a real path below the root) is an album at its own
+    /// place: no hidden folder on the way and not deeper than `maxDepth`.
+    private func isListed(_ canonical: String) -> Bool {
+        let components = canonical.split(separator: "/", omittingEmptySubsequences: true)
+        return components.count <= maxDepth && !components.contains { $0.hasPrefix(".") }
+    }
+
+    /// Whether a symlinked photo whose real path is `target` may be listed in an album of
+    /// `privacy`: always when the target is in no private folder, else only inside an album
+    /// made private by that same folder (a public or differently shared album would publish it).
+    private func mayList(photoAt target: String, in privacy: Privacy?, state: ScanState, manifest: Manifest?) -> Bool {
+        guard let canonical = state.relativeToRoot(target) else { return false }
+        guard let mark = manifest?.privateMark(of: canonical) else { return true }
+        return privacy?.mark == mark
+    }
+
     /// What an entry is, following a symlink only when its target lies inside the root.
     private func classify(_ path: String, state: inout ScanState, name: String) -> EntryKind {
         var st = stat()
         guard lstat(path, &st) == 0 else { return .other }
         var mode = st.st_mode & S_IFMT
         var realDir = path
+        var symlinkTarget: String?
         if mode == S_IFLNK {
             guard let real = ImageFiles.realPath(path),
                   real == state.realRoot || real.hasPrefix(state.realRoot + "/"),
                   stat(path, &st) == 0 else { return .other }
             mode = st.st_mode & S_IFMT
             realDir = real
+            symlinkTarget = real
         }
         state.mix(name, UInt64(mode), UInt64(bitPattern: Int64(st.st_size)),
                   UInt64(bitPattern: Int64(st.st_mtim.tv_sec)), UInt64(st.st_mtim.tv_nsec))
@@ -201,7 +264,7 @@ public struct CatalogScanner: Sendable {
         guard mode == S_IFREG, st.st_size > 0 else { return .other }
         if ImageFiles.isImage(path: path, name: name) {
             return .image(FileStamp(size: Int(st.st_size), mtimeSeconds: Int(st.st_mtim.tv_sec),
-                                    mtimeNanoseconds: Int(st.st_mtim.tv_nsec), inode: UInt64(st.st_ino)))
+                                    mtimeNanoseconds: Int(st.st_mtim.tv_nsec), inode: UInt64(st.st_ino)), symlinkTarget: symlinkTarget)
         }
         return .other
     }

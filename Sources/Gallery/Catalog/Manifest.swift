@@ -56,6 +56,21 @@ public struct Manifest: Sendable, Decodable, Equatable {
         try JSONDecoder().decode(Manifest.self, from: data)
     }
 
+    /// The topmost folder marked `"private": true` among `path` and the folders above it
+    /// ("Family" for "Family/2024/Summer" when "Family" is marked), or nil when none is.
+    /// Privacy belongs to folders, whatever path reaches them: the scanner asks this of an
+    /// album's real path as well as of the path it was reached by.
+    func privateMark(of path: String) -> String? {
+        guard let albums, !albums.isEmpty else { return nil }
+        if albums[""]?.private == true { return "" }
+        var prefix = ""
+        for component in path.split(separator: "/", omittingEmptySubsequences: true) {
+            prefix = prefix.isEmpty ? String(component) : prefix + "/" + component
+            if albums[prefix]?.private == true { return prefix }
+        }
+        return nil
+    }
+
     /// Whether a remote URL is acceptable: http or https with a host, no spaces or control characters.
     static func isAcceptableRemoteURL(_ text: String) -> Bool {
         guard text.count <= 2048, !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7f }),

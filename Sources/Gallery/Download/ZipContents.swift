@@ -17,7 +17,8 @@ enum ZipContents {
             for itemID in album.itemIDs {
                 guard let item = catalog.items[itemID], let file = source(of: item, pipeline: pipeline) else { continue }
                 let name = unique(component(item.fileName), in: &usedNames)
-                out.append(ZipEntry(name: Array((folder + "/" + name).utf8), size: file.size, modified: file.modified, path: file.path))
+                out.append(ZipEntry(name: Array((folder + "/" + name).utf8), size: file.size, modified: file.modified,
+                                    path: file.path, root: file.root))
             }
             guard subalbums, depth < 24 else { continue }
             // Pushed in reverse so that they pop (and appear in the archive) in album order.
@@ -31,15 +32,15 @@ enum ZipContents {
     }
 
     /// The file behind `item`: the library file, or the disk-cached remote original.
-    private static func source(of item: CatalogItem, pipeline: ImagePipeline) -> (path: String, size: Int, modified: Int)? {
+    private static func source(of item: CatalogItem, pipeline: ImagePipeline) -> (path: String, root: String?, size: Int, modified: Int)? {
         switch item.source {
         case .file(let rel, let root):
             let absolutePath = root.path + "/" + rel
             guard let size = item.fileSize else { return nil }
-            return (absolutePath, size, item.modified ?? 0)
+            return (absolutePath, root.path, size, item.modified ?? 0)
         case .remote(let url):
             guard let cached = pipeline.cachedOriginalFile(url: url) else { return nil }
-            return (cached.path, cached.length, Int(cached.fetchedAt))
+            return (cached.path, nil, cached.length, Int(cached.fetchedAt))
         }
     }
 

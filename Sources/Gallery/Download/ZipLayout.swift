@@ -12,6 +12,9 @@ struct ZipEntry: Sendable, Equatable {
     var modified: Int
     /// The file to read: a library file or a disk-cached remote original.
     var path: String
+    /// The library folder `path` must lie in when it is opened (`LibraryFile`); nil for a
+    /// disk-cached original, whose path the cache made.
+    var root: String? = nil
 }
 
 /// The byte layout of a ZIP archive of stored (uncompressed) entries, decided from names,

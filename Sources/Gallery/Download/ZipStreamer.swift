@@ -122,11 +122,11 @@ struct ZipStreamer {
     private func readFile(_ i: Int, sending: Range<Int>?, buffer: UnsafeMutableRawBufferPointer,
                           send: (UnsafeRawBufferPointer) -> Bool, upTo: Int? = nil, startAt: Int = 0) throws(Stop) -> UInt32 {
         let entry = layout.entries[i]
-        let fd = open(entry.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .fileChanged(entry.path) }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, Int(st.st_size) == entry.size else { throw .fileChanged(entry.path) }
+        guard let file = try? LibraryFile(path: entry.path, root: entry.root), file.size == entry.size else {
+            throw .fileChanged(entry.path)
+        }
+        let fd = file.fd
+        let st = file.status
         let key = ZipChecksums.key(path: entry.path, st)
         var start = startAt, end = upTo ?? entry.size
         let known = checksums[key]

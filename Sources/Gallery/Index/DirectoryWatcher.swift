@@ -1,3 +1,4 @@
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -51,13 +52,9 @@ final class DirectoryWatcher {
     /// Folders being watched.
     var count: Int { watchByPath.count }
 
-    /// Waits up to `timeout` seconds for a change; true when one came. After the first notice
-    /// it keeps reading until `settle` seconds pass quietly, so that copying a hundred files
-    /// gives one rescan, not a hundred.
-    func waitForChange(timeout: Double, settle: Double = 0.25) -> Bool {
-        guard wait(timeout) else { return false }
-        while wait(settle) {}
-        return true
+    /// Waits up to `timeout` seconds for a change; true when one came (see `ChangeSettler`).
+    func waitForChange(timeout: Double, settler: ChangeSettler = ChangeSettler()) -> Bool {
+        settler.waitForChange(timeout: timeout, wait: { self.wait($0) })
     }
 
     /// Waits for events and drains them; true when there were any.
@@ -83,5 +80,27 @@ final class DirectoryWatcher {
             }
         }
         return any
+    }
+}
+
+/// How long to keep gathering change notices before acting on them. After the first notice
+/// it keeps reading until `settle` seconds pass quietly, so that copying a hundred files gives
+/// one rescan, not a hundred; but never longer than `maxDelay` after the first notice, so a
+/// stream of events that never pauses (a sync client writing all day) still gets rescans.
+struct ChangeSettler: Sendable {
+    var settle = 0.25
+    var maxDelay = 2.0
+    /// Monotonic seconds (injected so tests drive a fake clock).
+    var now: @Sendable () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+
+    /// `wait(seconds)` waits up to that long for notices and drains them, true when any came.
+    func waitForChange(timeout: Double, wait: (Double) -> Bool) -> Bool {
+        guard wait(timeout) else { return false }
+        let first = now()
+        while true {
+            let left = maxDelay - (now() - first)
+            guard left > 0, wait(min(settle, left)) else { break }
+        }
+        return true
     }
 }

@@ -51,10 +51,14 @@ public struct LibraryListing: Sendable {
 /// SQLite's own write lock) and any number of readers, each a connection of its own taken
 /// from a small pool, so page views never wait for the indexer.
 ///
-/// A file that is damaged, not ours (`application_id`) or of another schema
-/// (`user_version`) is deleted and built again: the index holds nothing a scan cannot find
-/// again. When the folder cannot be written (a read-only cache), `open` answers nil and the
-/// app serves from scans as it did without an index.
+/// The writer is the process holding the lock on `<path>.lock` (the first to open the index).
+/// Only the writer repairs: a file that is damaged, not ours (`application_id`) or of another
+/// schema (`user_version`) is replaced by the writer with a new empty one, written beside it
+/// and renamed over it (the index holds nothing a scan cannot find again), so a process that
+/// still has the old file open reads the old inode, never a half-made one, and reopens the new
+/// file at its next read. Any other process that meets such a file serves from scans and
+/// leaves the repair to the writer. When the folder cannot be written (a read-only cache),
+/// `open` answers nil and the app serves from scans as it did without an index.
 public final class LibraryIndex: Sendable {
     /// Bump when the schema changes: files of a version `migrations` does not start from are
     /// rebuilt; the others are migrated in place.
@@ -75,20 +79,29 @@ public final class LibraryIndex: Sendable {
     private let placeholders = Mutex<[(relativePath: String, version: String, placeholder: String)]>([])
     /// Set when a reader met a damaged file; the writer rebuilds at its next step.
     private let damaged = Atomic<Bool>(false)
+    /// The descriptor holding the writer lock, when this process holds it.
+    private let writerLock: Mutex<Int32?>
     let log: @Sendable (String) -> Void
 
-    /// Opens the index at `path`, creating it (and rebuilding a damaged, foreign or outdated
-    /// one, with a log line); nil when it cannot be created or opened for writing.
+    /// Opens the index at `path`, creating it; nil when it cannot be created or opened for
+    /// writing. The first process to open it becomes the writer (`claimWriter`), and only the
+    /// writer replaces a damaged, foreign or outdated file (with a log line); another process
+    /// meeting one gets nil and serves from scans.
     public static func open(path: String, log: @escaping @Sendable (String) -> Void) -> LibraryIndex? {
         // Its folder is made here, so `--index` may name one that does not exist yet.
         try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        guard let connection = openChecked(path: path, log: log) else { return nil }
-        return LibraryIndex(path: path, connection: connection, log: log)
+        let lock = lockWriter(path)
+        guard let connection = openChecked(path: path, repair: lock != nil, log: log) else {
+            if let lock { close(lock) }
+            return nil
+        }
+        return LibraryIndex(path: path, connection: connection, writerLock: lock, log: log)
     }
 
-    private init(path: String, connection: SQLiteConnection, log: @escaping @Sendable (String) -> Void) {
+    private init(path: String, connection: SQLiteConnection, writerLock: Int32?, log: @escaping @Sendable (String) -> Void) {
         self.path = path
-        self.writer = Mutex(ConnectionBox(connection))
+        self.writer = Mutex(ConnectionBox(connection, inode: Self.inode(path)))
+        self.writerLock = Mutex(writerLock)
         self.log = log
     }
 
@@ -146,40 +159,69 @@ public final class LibraryIndex: Sendable {
         }
     }
 
-    /// Opens `path` and checks that it is our index of this schema; anything else is deleted
-    /// and created anew (once).
-    private static func openChecked(path: String, log: @Sendable (String) -> Void) -> SQLiteConnection? {
+    /// Opens `path` and checks that it is our index of this schema. With `repair` (the writer)
+    /// anything else is replaced by a new empty index (once); without, it is left alone.
+    private static func openChecked(path: String, repair: Bool, log: @Sendable (String) -> Void) -> SQLiteConnection? {
         for attempt in 0..<2 {
+            var why: String
             do {
                 return try openOnce(path: path)
             } catch let problem as IndexProblem {
-                guard attempt == 0 else { log("index: \(path): \(problem.why) after a rebuild; serving from scans"); return nil }
-                log("index: \(path): \(problem.why); deleting it and building a new index")
-                removeFiles(path)
-            } catch let error as SQLiteError where error.isDamage && attempt == 0 {
-                log("index: \(path) is damaged (\(error)); deleting it and building a new index")
-                removeFiles(path)
+                why = problem.why
+            } catch let error as SQLiteError where error.isDamage {
+                why = "damaged (\(error))"
             } catch {
                 log("index: cannot open \(path) (\(error)); serving from scans")
                 return nil
             }
+            guard repair else { log("index: \(path): \(why); serving from scans (the indexing process repairs it)"); return nil }
+            guard attempt == 0 else { log("index: \(path): \(why) after a rebuild; serving from scans"); return nil }
+            log("index: \(path): \(why); replacing it with a new index")
+            guard replaceWithEmpty(path, log: log) else { return nil }
         }
         return nil
     }
 
-    private struct IndexProblem: Error { var why: String }
-
-    private static func openOnce(path: String) throws -> SQLiteConnection {
-        let db = try SQLiteConnection(path: path, readOnly: false, create: true)
-        try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")
-        let tables = try db.scalar("SELECT count(*) FROM sqlite_master") ?? 0
-        if tables == 0 {
+    /// Writes a new empty index beside `path` and renames it over `path`. The new file is made
+    /// in rollback-journal mode and the old `-wal`/`-shm` are removed before it turns to WAL:
+    /// a WAL file left from the old database must never be replayed into the new one.
+    private static func replaceWithEmpty(_ path: String, log: @Sendable (String) -> Void) -> Bool {
+        let temp = path + ".new-\(getpid())"
+        removeFiles(temp)
+        do {
+            let db = try SQLiteConnection(path: temp, readOnly: false, create: true)
             try db.transaction { () throws(SQLiteError) in
                 try db.execute(schema)
                 try db.execute("PRAGMA application_id=\(applicationID); PRAGMA user_version=\(schemaVersion)")
             }
-            return db
+        } catch {
+            log("index: cannot write a new index at \(temp): \(error)")
+            removeFiles(temp)
+            return false
         }
+        guard rename(temp, path) == 0 else {
+            log("index: cannot rename \(temp) over \(path): \(String(cString: strerror(errno)))")
+            removeFiles(temp)
+            return false
+        }
+        for suffix in ["-wal", "-shm"] { unlink(path + suffix) }
+        return true
+    }
+
+    private struct IndexProblem: Error { var why: String }
+
+    /// Opens (creating a missing file: that destroys nothing, so any process may) and checks.
+    private static func openOnce(path: String) throws -> SQLiteConnection {
+        let db = try SQLiteConnection(path: path, readOnly: false, create: true)
+        try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL")
+        // Counted again under the write lock: two processes starting together create it once.
+        let created = try db.transaction { () throws(SQLiteError) -> Bool in
+            guard try db.scalar("SELECT count(*) FROM sqlite_master") ?? 0 == 0 else { return false }
+            try db.execute(schema)
+            try db.execute("PRAGMA application_id=\(applicationID); PRAGMA user_version=\(schemaVersion)")
+            return true
+        }
+        if created { return db }
         let application = try db.scalar("PRAGMA application_id") ?? 0
         guard application == applicationID else { throw IndexProblem(why: "not a gallery index (application_id \(application))") }
         let version = try db.scalar("PRAGMA user_version") ?? 0
@@ -190,19 +232,41 @@ public final class LibraryIndex: Sendable {
         return db
     }
 
-    /// Whether this process should index: the first process to ask holds an exclusive lock
-    /// on `<path>.lock` for its life, so worker processes started together (`spawn-fcgi -F N`)
-    /// read the same file but only one of them hashes.
+    /// Whether this process is the index's writer (it indexes, repairs and rebuilds): the
+    /// first process to open the index holds an exclusive lock on `<path>.lock` for its life,
+    /// so worker processes started together (`spawn-fcgi -F N`) read the same file but only
+    /// one of them hashes. Asked again, a process that is not the writer tries to become it
+    /// (the writer may have exited).
     public func claimWriter() -> Bool {
+        writerLock.withLock { held in
+            if held != nil { return true }
+            held = Self.lockWriter(path)
+            return held != nil
+        }
+    }
+
+    /// Whether this process holds the writer lock (without trying to take it).
+    public var isWriter: Bool { writerLock.withLock { $0 != nil } }
+
+    /// The descriptor of `<path>.lock` locked exclusively, or nil when another process holds
+    /// it. The descriptor stays open: the lock lives with the process.
+    private static func lockWriter(_ path: String) -> Int32? {
         let fd = Glibc.open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return false }
-        if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }  // the descriptor stays open: the lock lives with the process
+        guard fd >= 0 else { return nil }
+        if flock(fd, LOCK_EX | LOCK_NB) == 0 { return fd }
         close(fd)
-        return false
+        return nil
     }
 
     static func removeFiles(_ path: String) {
-        for suffix in ["", "-wal", "-shm"] { unlink(path + suffix) }
+        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+    }
+
+    /// The inode of the file at `path` (0 when missing): pooled readers opened on another
+    /// inode (the file was replaced since) are dropped, not reused.
+    static func inode(_ path: String) -> UInt64 {
+        var st = stat()
+        return stat(path, &st) == 0 ? UInt64(st.st_ino) : 0
     }
 
     // MARK: reading (any thread)
@@ -211,10 +275,11 @@ public final class LibraryIndex: Sendable {
     /// is rebuilt by the writer's next step).
     func read<T>(_ body: (SQLiteConnection) throws(SQLiteError) -> T) -> T? {
         let box: ConnectionBox
-        if let pooled = readers.withLock({ $0.popLast() }) {
+        let current = Self.inode(path)
+        if let pooled = readers.withLock({ $0.popLast() }), pooled.inode == current {
             box = pooled
         } else {
-            do { box = ConnectionBox(try SQLiteConnection(path: path, readOnly: false, create: false)) } catch {
+            do { box = ConnectionBox(try SQLiteConnection(path: path, readOnly: false, create: false), inode: current) } catch {
                 log("index: cannot open a reader: \(error)")
                 return nil
             }
@@ -460,12 +525,17 @@ public final class LibraryIndex: Sendable {
         }
     }
 
-    /// Deletes the file and starts an empty one; the next indexing pass fills it again.
+    /// The writer replaces the file with a new empty one (`replaceWithEmpty`); the next
+    /// indexing pass fills it again. A process that is not the writer leaves it to the writer.
     private func rebuild(_ box: inout ConnectionBox, why: String) {
-        log("index: \(path) \(why); deleting it and building a new index")
+        guard isWriter else {
+            log("index: \(path) \(why); the indexing process repairs it")
+            return
+        }
+        log("index: \(path) \(why); replacing it with a new index")
         readers.withLock { $0.removeAll() }
-        Self.removeFiles(path)
-        if let fresh = Self.openChecked(path: path, log: log) { box = ConnectionBox(fresh) }
+        guard Self.replaceWithEmpty(path, log: log), let fresh = Self.openChecked(path: path, repair: true, log: log) else { return }
+        box = ConnectionBox(fresh, inode: Self.inode(path))
     }
 }
 
@@ -473,5 +543,10 @@ public final class LibraryIndex: Sendable {
 /// holder uses it, which is the discipline SQLITE_OPEN_NOMUTEX asks for.
 final class ConnectionBox: @unchecked Sendable {
     let connection: SQLiteConnection
-    init(_ connection: SQLiteConnection) { self.connection = connection }
+    /// The inode of the file when the connection was opened.
+    let inode: UInt64
+    init(_ connection: SQLiteConnection, inode: UInt64) {
+        self.connection = connection
+        self.inode = inode
+    }
 }

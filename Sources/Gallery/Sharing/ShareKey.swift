@@ -5,7 +5,8 @@ import Glibc
 
 /// The secret behind share links: random bytes in a file (by default `share.key` in the cache
 /// folder), created with mode 0600 the first time it is needed. Replacing or deleting the file
-/// revokes every link made with it; the server notices on the next share request (one stat).
+/// revokes every link made with it (unless `ShareKeyring.rotate` kept it as the previous key);
+/// the server notices on the next share request (a stat of each key file).
 enum ShareKey {
     /// Bytes of a new key.
     static let length = 32
@@ -20,23 +21,46 @@ enum ShareKey {
     /// place, which fails when another process was first; its key is then read.
     static func loadOrCreate(_ path: String) throws(Problem) -> [UInt8] {
         if let key = try read(path) { return key }
-        var key = [UInt8](repeating: 0, count: length)
-        var generator = SystemRandomNumberGenerator()
-        for i in key.indices { key[i] = generator.next() }
-        let temp = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Problem(description: "cannot create \(temp): \(String(cString: strerror(errno)))") }
+        let temp = try writeTemp(beside: path, random())
         defer { unlink(temp) }
-        fchmod(fd, 0o600)
-        let wrote = key.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard wrote == length, synced else { throw Problem(description: "cannot write \(temp)") }
         if link(temp, path) != 0 && errno != EEXIST {
             throw Problem(description: "cannot create \(path): \(String(cString: strerror(errno)))")
         }
         guard let stored = try read(path) else { throw Problem(description: "\(path) vanished") }
         return stored
+    }
+
+    /// `length` fresh random bytes.
+    static func random() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<length).map { _ in generator.next() }
+    }
+
+    /// Replaces `path` with a file (0600) holding `bytes`, by rename: a reader sees the old
+    /// file or the new one, never a part.
+    static func replace(_ path: String, with bytes: [UInt8]) throws(Problem) {
+        let temp = try writeTemp(beside: path, bytes)
+        guard rename(temp, path) == 0 else {
+            let why = String(cString: strerror(errno))
+            unlink(temp)
+            throw Problem(description: "cannot replace \(path): \(why)")
+        }
+    }
+
+    /// A new file (0600, synced) beside `path` holding `bytes`; returns its path.
+    private static func writeTemp(beside path: String, _ bytes: [UInt8]) throws(Problem) -> String {
+        let temp = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Problem(description: "cannot create \(temp): \(String(cString: strerror(errno)))") }
+        fchmod(fd, 0o600)
+        let wrote = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd) == 0
+        close(fd)
+        guard wrote == bytes.count, synced else {
+            unlink(temp)
+            throw Problem(description: "cannot write \(temp)")
+        }
+        return temp
     }
 
     /// The key in `path`, nil when the file does not exist.

@@ -33,12 +33,11 @@ enum LocalSource {
         return Stamp(path: path, size: Int(st.st_size), mtimeSeconds: Int(st.st_mtim.tv_sec), mtimeNanoseconds: Int(st.st_mtim.tv_nsec))
     }
 
-    /// The whole file, refusing anything above `maxBytes`.
-    static func read(_ path: String, maxBytes: Int) throws(PipelineError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .sourceNotAllowed("\(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        guard let bytes = readAll(fd: fd, maxBytes: maxBytes) else {
+    /// The whole file, refusing anything above `maxBytes`; opened through `LibraryFile`, so
+    /// inside `root` when one is given.
+    static func read(_ path: String, root: String?, maxBytes: Int) throws(PipelineError) -> [UInt8] {
+        let file = try LibraryFile(path: path, root: root)
+        guard let bytes = readAll(fd: file.fd, maxBytes: maxBytes) else {
             throw .originFailed("\(path): unreadable or larger than \(maxBytes) bytes")
         }
         return bytes
@@ -72,6 +71,6 @@ extension ImagePipeline {
     /// outside any library); throws for a missing, unreadable or larger than `maxBytes` file.
     /// Default limit 256 MiB.
     public static func readFile(_ path: String, maxBytes: Int = 256 << 20) throws(PipelineError) -> [UInt8] {
-        try LocalSource.read(path, maxBytes: maxBytes)
+        try LocalSource.read(path, root: nil, maxBytes: maxBytes)
     }
 }

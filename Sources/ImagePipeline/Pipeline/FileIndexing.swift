@@ -57,13 +57,12 @@ public enum FileIndexing {
     /// when it is missing or not a regular file, `.notAnImage` when its first bytes are no
     /// format we read, `.originFailed` when it is larger than `maxBytes`, unreadable, or changed
     /// while it was read.
-    public static func read(path: String, maxBytes: Int = 64 << 20, limits: DecodeLimits = .default) throws(PipelineError) -> IndexedFile {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .sourceNotAllowed("\(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { throw .sourceNotAllowed("\(path) is not a regular file") }
-        let before = FileStamp(st)
+    /// `root`: the library folder the file must lie in (`LibraryFile`).
+    public static func read(path: String, root: String? = nil, maxBytes: Int = 64 << 20,
+                            limits: DecodeLimits = .default) throws(PipelineError) -> IndexedFile {
+        let file = try LibraryFile(path: path, root: root)
+        let fd = file.fd
+        let before = FileStamp(file.status)
         guard before.size <= maxBytes else { throw .originFailed("\(path): larger than \(maxBytes) bytes") }
 
         let hasher = ContentHasher()
@@ -89,10 +88,10 @@ public enum FileIndexing {
         guard let format = ImageFormat.sniff(head) else { throw .notAnImage("\(path) is not an image format we read") }
         let version = ContentHasher.versionText(hasher.finalize())
         return IndexedFile(stamp: before, version: version, facts: probe(head: head, whole: total == head.count, format: format,
-                                                                     path: path, maxBytes: maxBytes, limits: limits))
+                                                                     path: path, root: root, maxBytes: maxBytes, limits: limits))
     }
 
-    private static func probe(head: [UInt8], whole: Bool, format: ImageFormat, path: String, maxBytes: Int,
+    private static func probe(head: [UInt8], whole: Bool, format: ImageFormat, path: String, root: String?, maxBytes: Int,
                               limits: DecodeLimits) -> ImageFacts? {
         if whole || format == .jpeg, let info = try? ImageCodec.probe(head, limits: limits) {
             return ImageFacts(info)
@@ -100,7 +99,7 @@ public enum FileIndexing {
         // A JPEG header is all before the first scan: one the first megabyte cannot describe
         // is damaged, and reading the rest (up to `maxBytes`, on several indexing threads at
         // once) would only grow the heap for nothing.
-        guard !whole, format != .jpeg, let bytes = try? LocalSource.read(path, maxBytes: maxBytes),
+        guard !whole, format != .jpeg, let bytes = try? LocalSource.read(path, root: root, maxBytes: maxBytes),
               let info = try? ImageCodec.probe(bytes, limits: limits) else { return nil }
         return ImageFacts(info)
     }

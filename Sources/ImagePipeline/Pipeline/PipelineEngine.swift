@@ -131,7 +131,7 @@ final class PipelineEngine: Sendable {
 
     private func readLocal(_ path: String) throws(PipelineError) -> Original {
         let before = try LocalSource.stamp(path)
-        let bytes = try LocalSource.read(path, maxBytes: configuration.maxOriginBytes)
+        let bytes = try LocalSource.read(path, root: configuration.libraryRoot, maxBytes: configuration.maxOriginBytes)
         guard let format = ImageFormat.sniff(bytes) else { throw .notAnImage("\(path) is not an image format we read") }
         let version = Self.version(of: bytes)
         // Remember only when the file did not change while it was read.

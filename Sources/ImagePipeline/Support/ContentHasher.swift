@@ -2,8 +2,7 @@ import CCrypto
 
 /// SHA-256 through libcrypto, for content versions: OpenSSL uses the CPU's SHA instructions
 /// (sha_ni) when there are any, which hashed about 9× faster than portable code on our
-/// machines (30 MB in 0.03 s of CPU). The digest is the same as `SHA256`'s, so versions, and
-/// every cached URL that carries one, stay what they were (a test checks both agree).
+/// machines (30 MB in 0.03 s of CPU). `SHA256` is its public face.
 struct ContentHasher: ~Copyable {
     private let context: OpaquePointer
 
