@@ -175,15 +175,22 @@ import Glibc
         #expect(stack.stop(), "gallery log: \(stack.galleryLog)")
     }
 
-    @Test func shareLinkEndToEnd() throws {
+    /// The test library plus a private "Family" (Garden.jpg) with "Family/Kids" (River.jpg).
+    static func familyLibrary() throws -> TestLibrary {
         let library = try TestLibrary.make()
-        defer { library.remove() }
         let fm = FileManager.default
         try fm.createDirectory(atPath: library.root + "/Family/Kids", withIntermediateDirectories: true)
         try fm.copyItem(atPath: Fixtures.jpeg("flower_420_q75.jpg"), toPath: library.root + "/Family/Garden.jpg")
         try fm.copyItem(atPath: Fixtures.jpeg("stream_420_q80.jpg"), toPath: library.root + "/Family/Kids/River.jpg")
         try JSONSerialization.data(withJSONObject: ["albums": ["Family": ["private": true]]])
             .write(to: URL(fileURLWithPath: library.root + "/gallery.json"))
+        return library
+    }
+
+    @Test func shareLinkEndToEnd() throws {
+        let library = try Self.familyLibrary()
+        defer { library.remove() }
+        let fm = FileManager.default
         let stack = try GalleryStack(library: library)
         let catalog = Self.catalog(library)
         let family = catalog.albums.values.first { $0.relativePath == "Family" }!
@@ -207,9 +214,13 @@ import Glibc
         #expect(src.hasPrefix(link + "img/"))
         let first = try stack.get(src)
         #expect(first.status == 200 && first.header("Content-Type") == "image/jpeg")
-        #expect(first.header("X-Cache-Status") == "MISS")
+        // Private to the link holder: no shared cache keeps it, nginx's included.
+        #expect(first.header("Cache-Control") == "private, max-age=300")
+        #expect(first.header("Referrer-Policy") == "no-referrer" && first.header("X-Robots-Tag") == "noindex, nofollow")
+        #expect(first.header("X-Cache-Status") == nil)
+        #expect(page.header("Cache-Control") == "private, no-store" && page.header("Referrer-Policy") == "no-referrer")
         let second = try stack.get(src)
-        #expect(second.header("X-Cache-Status") == "HIT" && second.body == first.body)
+        #expect(second.status == 200 && second.body == first.body)
         // The cached URL answers only with its token.
         let bare = String(src.dropFirst(link.count - 1))
         #expect(try stack.get(bare).status == 404)
@@ -222,6 +233,53 @@ import Glibc
         try Data(zip.body).write(to: URL(fileURLWithPath: zipPath))
         try Self.verify(zipPath, ["Family/Garden.jpg": library.root + "/Family/Garden.jpg",
                                   "Family/Kids/River.jpg": library.root + "/Family/Kids/River.jpg"])
+
+        // A rotation keeps the old link working beside the new one; revoke-all ends both at
+        // once, for every kind of URL, including the image fetched twice a moment ago.
+        let oldURLs = [link, src, link + "photo/\(garden.id)", link + "original/\(garden.id)", link + "album/\(family.id)/download"]
+        let cache = ["--cache-dir", stack.base + "/cache"]
+        _ = try Subprocess.run(binary, ["share", "--rotate", "--grace", "1h"] + cache)
+        let rotated = try Subprocess.run(binary, ["share", "Family", "--root", library.root] + cache)
+            .split(separator: "\n").first.map(String.init) ?? ""
+        #expect(rotated != link && rotated.hasPrefix("/s/"))
+        #expect(try stack.get(rotated).status == 200)
+        #expect(try stack.get(src).status == 200)
+        _ = try Subprocess.run(binary, ["share", "--revoke-all"] + cache)
+        for url in oldURLs + [rotated] {
+            let r = try stack.get(url)
+            #expect(r.status == 404, "\(url) after revoke-all")
+            #expect(!r.body.starts(with: [0xFF, 0xD8]), "\(url) served image bytes after revoke-all")
+        }
+        #expect(stack.stop(), "gallery log: \(stack.galleryLog)")
+    }
+
+    /// A symlink to a private folder, or to a folder inside one, publishes nothing through the
+    /// real stack, and the private album stays itself (shareable by its own path).
+    @Test func symlinksToPrivateFoldersPublishNothing() throws {
+        let library = try Self.familyLibrary()
+        defer { library.remove() }
+        let fm = FileManager.default
+        try fm.createSymbolicLink(atPath: library.root + "/Everyone", withDestinationPath: "Family")
+        try fm.createSymbolicLink(atPath: library.root + "/Children", withDestinationPath: library.root + "/Family/Kids")
+        try fm.createSymbolicLink(atPath: library.root + "/Trips/Garden.jpg", withDestinationPath: "../Family/Garden.jpg")
+        let stack = try GalleryStack(library: library)
+        let home = try stack.get("/")
+        for word in ["Everyone", "Children", "Family", "Kids"] { #expect(!home.text.contains(word), "\(word) on the home page") }
+        let trips = try stack.get("/album/\(StableID.make("album:Trips"))")
+        #expect(trips.status == 200 && !trips.text.contains("Garden"))
+        for path in ["Everyone", "Children", "Family", "Family/Kids"] {
+            #expect(try stack.get("/album/\(StableID.make("album:" + path))").status == 404, "\(path)")
+        }
+        for path in ["Everyone/Garden.jpg", "Children/River.jpg", "Trips/Garden.jpg", "Family/Garden.jpg"] {
+            let id = StableID.make("item:" + path)
+            #expect(try stack.get("/photo/\(id)").status == 404, "\(path)")
+            #expect(try stack.get("/original/\(id)").status == 404, "\(path)")
+        }
+        let binary = try #require(FaultPaths.gallery)
+        let link = try Subprocess.run(binary, ["share", "Family", "--root", library.root, "--cache-dir", stack.base + "/cache"])
+            .split(separator: "\n").first.map(String.init) ?? ""
+        let shared = try stack.get(link)
+        #expect(shared.status == 200 && shared.text.contains("Garden") && shared.text.contains("Kids"))
         #expect(stack.stop(), "gallery log: \(stack.galleryLog)")
     }
 }

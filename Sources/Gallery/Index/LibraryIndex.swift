@@ -71,7 +71,8 @@ public final class LibraryIndex: Sendable {
     static let applicationID = 0x4749_6478
 
     public let path: String
-    private let writer: Mutex<ConnectionBox>
+    /// nil only once the index is going away (`deinit`).
+    private let writer: Mutex<ConnectionBox?>
     private let readers = Mutex<[ConnectionBox]>([])
     /// Reader connections kept open beyond this many are closed after use.
     private let maxIdleReaders = 16
@@ -103,6 +104,14 @@ public final class LibraryIndex: Sendable {
         self.writer = Mutex(ConnectionBox(connection, inode: Self.inode(path)))
         self.writerLock = Mutex(writerLock)
         self.log = log
+    }
+
+    /// Closes every connection first (the last one checkpoints the WAL into the file), and
+    /// only then gives up the writer lock: the next writer must find the file finished.
+    deinit {
+        readers.withLock { $0.removeAll() }
+        writer.withLock { $0 = nil }
+        writerLock.withLock { if let fd = $0 { close(fd) } }
     }
 
     static let schema = """
@@ -513,7 +522,9 @@ public final class LibraryIndex: Sendable {
     /// it damaged. nil when the write failed.
     @discardableResult
     private func withWriter<T>(_ body: (SQLiteConnection) throws(SQLiteError) -> T) -> T? {
-        writer.withLock { box -> T? in
+        writer.withLock { slot -> T? in
+            guard var box = slot else { return nil }
+            defer { slot = box }
             if damaged.exchange(false, ordering: .relaxed) { rebuild(&box, why: "a reader found it damaged") }
             do throws(SQLiteError) {
                 return try body(box.connection)
