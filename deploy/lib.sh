@@ -62,9 +62,12 @@ stop_pidfile() {
     rm -f "$pidfile"
 }
 
-# render_nginx_conf RUNDIR PORT SOCKET PUBLIC: writes RUNDIR/nginx.conf and RUNDIR/locations.conf.
+# render_nginx_conf RUNDIR PORT SOCKET PUBLIC [LIBRARY]: writes RUNDIR/nginx.conf and
+# RUNDIR/locations.conf. LIBRARY: the photo folder nginx streams originals from (its real path
+# is used); without it that location serves nothing.
 render_nginx_conf() {
-    local run="$1" port="$2" socket="$3" public="$4" root user_line=""
+    local run="$1" port="$2" socket="$3" public="$4" library="${5:-/nonexistent}" root user_line=""
+    library="$(realpath -m "$library")"
     root="$(repo_root)"
     mkdir -p "$run/tmp" "$run/cache"
     if [ "$(id -u)" = 0 ]; then
@@ -72,7 +75,7 @@ render_nginx_conf() {
         user_line="user nobody nogroup;"
         chown -R nobody:nogroup "$run/tmp" "$run/cache"
     fi
-    sed -e "s|@PUBLIC@|$public|g" -e "s|@UPSTREAM@|gallery_app|g" \
+    sed -e "s|@PUBLIC@|$public|g" -e "s|@UPSTREAM@|gallery_app|g" -e "s|@LIBRARY@|$library|g" \
         "$root/deploy/nginx/gallery-locations.conf.in" > "$run/locations.conf"
     sed -e "s|@RUN@|$run|g" -e "s|@PORT@|$port|g" -e "s|@SOCKET@|$socket|g" \
         -e "s|@USER@|$user_line|g" -e "s|@LOCATIONS@|$run/locations.conf|g" \

@@ -32,7 +32,7 @@ enum ServeCommand {
                 libraryRoot: options.root, templatesDirectory: options.templates, publicDirectory: options.publicDirectory,
                 siteTitle: options.title, rescanInterval: options.rescanSeconds, pageLookupBudget: options.pageWaitSeconds,
                 maxDownloads: options.maxDownloads, shareKeyFile: options.shareKeyFile, formats: options.formats,
-                indexPath: options.indexPath, defaultSort: options.sort),
+                indexPath: options.indexPath, defaultSort: options.sort, originalsRedirect: options.originalsRedirect),
                 pipeline: pipeline, log: log)
             log("gallery: library \(options.root): \(app.catalog.albums.count) albums, \(app.catalog.items.count) items")
             let server = FastCGIServer(configuration: FastCGIConfiguration(address: options.address, threads: options.threads),
@@ -67,6 +67,8 @@ struct ServeOptions {
     var tuning = PipelineTuning()
     var formats = GalleryConfiguration.defaultFormats
     var colour = ColourOutput.srgb
+    /// nginx's internal location of the library (`--originals-redirect /_library/`).
+    var originalsRedirect: String?
 
     struct Problem: Error, CustomStringConvertible { var description: String }
 
@@ -74,7 +76,7 @@ struct ServeOptions {
         var values: [String: String] = [:]
         var rest = args[...]
         let known = ["--root", "--socket", "--listen", "--threads", "--cache-dir", "--templates", "--public", "--title", "--log", "--rescan", "--page-wait",
-                     "--max-downloads", "--share-key", "--formats", "--colour", "--index", "--sort"]
+                     "--max-downloads", "--share-key", "--formats", "--colour", "--index", "--sort", "--originals-redirect"]
             + PipelineTuning.flags.map(\.flag)
         while let flag = rest.popFirst() {
             guard known.contains(flag) else { throw Problem(description: "unknown option \(flag)") }
@@ -121,6 +123,13 @@ struct ServeOptions {
             options.maxDownloads = n
         }
         options.shareKeyFile = pick("--share-key", "GALLERY_SHARE_KEY").map(absolute)
+        if let prefix = pick("--originals-redirect", "GALLERY_ORIGINALS_REDIRECT") {
+            guard prefix.hasPrefix("/"), prefix.hasSuffix("/"), prefix.count >= 3,
+                  prefix.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "%") }) else {
+                throw Problem(description: "--originals-redirect wants an nginx location like /_library/")
+            }
+            options.originalsRedirect = prefix
+        }
         if let f = pick("--formats", "GALLERY_FORMATS") { options.formats = try formats(f) }
         if let c = pick("--colour", "GALLERY_COLOUR") {
             guard let mode = ColourOutput(rawValue: c) else { throw Problem(description: "--colour wants srgb or wide") }

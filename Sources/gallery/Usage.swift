@@ -11,6 +11,7 @@ usage:
                   [--decode-budget-bytes N] [--decode-budget-wait S]
                   [--jpeg-quality Q] [--webp-quality Q | auto] [--max-renders N]
                   [--formats jpeg,webp | jpeg] [--colour srgb | wide] [--max-downloads N] [--share-key FILE]
+                  [--originals-redirect /_library/]   (originals sent by nginx: X-Accel-Redirect)
   gallery decode IN OUT [--scale M/8] [--orient]     write .ppm, .pgm, .pam or .png
   gallery probe IN                                    one JSON line
   gallery thumb IN OUT (--size 480 | --cover 240x240) [--quality 82]

@@ -226,7 +226,17 @@ import Glibc
         #expect(try stack.get(bare).status == 404)
         let forged = "/s/" + family.id + String(repeating: "A", count: 22)
         #expect(try stack.get(forged + bare).status == 404)
-        #expect(try stack.get(link + "original/\(garden.id)").body == Array(fm.contents(atPath: library.root + "/Family/Garden.jpg")!))
+        // Originals are streamed by nginx (X-Accel-Redirect) with the app's headers and Range.
+        let gardenBytes = Array(fm.contents(atPath: library.root + "/Family/Garden.jpg")!)
+        let original = try stack.get(link + "original/\(garden.id)")
+        #expect(original.status == 200 && original.body == gardenBytes)
+        #expect(original.header("Content-Type") == "image/jpeg" && original.header("Cache-Control") == "private, max-age=300")
+        #expect(original.header("Referrer-Policy") == "no-referrer" && original.header("X-Accel-Redirect") == nil)
+        #expect(original.header("Content-Disposition")?.contains("Garden.jpg") == true)
+        let part = try stack.get(link + "original/\(garden.id)", headers: ["Range": "bytes=10-19"])
+        #expect(part.status == 206 && part.body == Array(gardenBytes[10..<20]))
+        // The internal location is not reachable from outside.
+        #expect(try stack.get("/_library/Family/Garden.jpg").status == 404)
         let zip = try stack.get(link + "album/\(family.id)/download?sub=1")
         #expect(zip.status == 200)
         let zipPath = stack.base + "/family.zip"
@@ -275,6 +285,10 @@ import Glibc
             #expect(try stack.get("/photo/\(id)").status == 404, "\(path)")
             #expect(try stack.get("/original/\(id)").status == 404, "\(path)")
         }
+        // A public original whose name needs escaping arrives whole through nginx.
+        let odd = try stack.get("/original/\(StableID.make("item:Trips/2024 Summer/<script>alert(1).jpg"))")
+        #expect(odd.status == 200 && odd.body == Array(fm.contents(atPath: library.root + "/Trips/2024 Summer/<script>alert(1).jpg")!))
+        #expect(odd.header("Cache-Control") == "public, max-age=3600" && odd.header("Accept-Ranges") == "bytes")
         let binary = try #require(FaultPaths.gallery)
         let link = try Subprocess.run(binary, ["share", "Family", "--root", library.root, "--cache-dir", stack.base + "/cache"])
             .split(separator: "\n").first.map(String.init) ?? ""

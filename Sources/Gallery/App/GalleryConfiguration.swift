@@ -39,6 +39,11 @@ public struct GalleryConfiguration: Sendable {
     /// takes it where the browser shows it. Without it, pages link JPEG only and `.webp`
     /// URLs are 404.
     public var formats: Set<RenderFormat>
+    /// The internal nginx location that aliases the library's real root ("/_library/"): when
+    /// set, `/original/<id>` of a library file is answered with `X-Accel-Redirect` to it and
+    /// nginx streams the bytes (Range, sendfile, no app thread per download). nil (no nginx in
+    /// front, as in tests of the handler alone): the app sends the bytes itself.
+    public var originalsRedirect: String?
 
     /// The defaults, in one place for this initialiser and the command line.
     public static let defaultSiteTitle = "Gallery"
@@ -52,7 +57,7 @@ public struct GalleryConfiguration: Sendable {
                 rescanInterval: Double = defaultRescanInterval, maxURIBytes: Int = 2048,
                 pageLookupBudget: Double = defaultPageLookupBudget, maxDownloads: Int = defaultMaxDownloads,
                 shareKeyFile: String? = nil, formats: Set<RenderFormat> = defaultFormats, indexPath: String? = nil,
-                defaultSort: AlbumSort = .name) {
+                defaultSort: AlbumSort = .name, originalsRedirect: String? = nil) {
         self.libraryRoot = libraryRoot
         self.templatesDirectory = templatesDirectory
         self.publicDirectory = publicDirectory
@@ -67,5 +72,6 @@ public struct GalleryConfiguration: Sendable {
         self.maxDownloads = max(1, maxDownloads)
         self.shareKeyFile = shareKeyFile
         self.formats = formats.union([.standard])
+        self.originalsRedirect = originalsRedirect
     }
 }

@@ -58,6 +58,9 @@ extension GalleryApp {
 
     func original(itemID: String, catalog: Catalog, request: FastCGIRequest) -> FastCGIResponse {
         guard let item = catalog.items[itemID] else { return errors.response(404) }
+        if let prefix = configuration.originalsRedirect, item.relativePath != nil {
+            return redirectedOriginal(item, prefix: prefix)
+        }
         let original: OriginalImage
         do { original = try pipeline.original(url: item.sourceURL) } catch { return failure(error, item: item) }
         var headers: [(name: String, value: String)] = [
@@ -68,6 +71,37 @@ extension GalleryApp {
         ]
         if let modified = item.modified { headers.append(("Last-Modified", HTTPResponses.httpDate(modified))) }
         return FastCGIResponse(status: 200, headers: headers, body: original.bytes)
+    }
+
+    /// A library original sent by nginx (`X-Accel-Redirect` to the internal location
+    /// `prefix`, which aliases the library's real root): the app authorises and names the
+    /// file, nginx streams it with Range support and sendfile. The headers here are the ones
+    /// nginx keeps or the location repeats (see gallery-locations.conf.in).
+    private func redirectedOriginal(_ item: CatalogItem, prefix: String) -> FastCGIResponse {
+        let file: LocalOriginal?
+        do { file = try pipeline.localOriginal(url: item.sourceURL) } catch { return failure(error, item: item) }
+        guard let file else { return errors.response(404) }
+        let target = prefix + file.relativePath.split(separator: "/", omittingEmptySubsequences: false)
+            .map { Self.percentEncoded($0) }.joined(separator: "/")
+        return FastCGIResponse(status: 200, headers: [
+            ("Content-Type", file.contentType),
+            ("Content-Disposition", GalleryApp.contentDisposition(fileName: item.fileName)),
+            ("Cache-Control", "public, max-age=3600"),
+            ("X-Content-Type-Options", "nosniff"),
+            ("X-Accel-Redirect", target),
+        ])
+    }
+
+    /// A path segment with every byte but RFC 3986's unreserved ones percent-encoded: nginx
+    /// decodes the X-Accel-Redirect URI once, so any name (spaces, `?`, `#`, `%`) arrives whole.
+    static func percentEncoded(_ segment: Substring) -> String {
+        var out = ""
+        for b in segment.utf8 {
+            let unreserved = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+                || b == 0x2D || b == 0x2E || b == 0x5F || b == 0x7E
+            if unreserved { out.unicodeScalars.append(Unicode.Scalar(b)) } else { out += Hex.percentEscape(b) }
+        }
+        return out
     }
 
     /// Maps a pipeline failure to its status and error page.

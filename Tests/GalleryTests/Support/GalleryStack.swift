@@ -33,11 +33,11 @@ final class GalleryStack: @unchecked Sendable {
         try Subprocess.run("/usr/bin/spawn-fcgi", ["-s", socket, "-M", "0666", "-F", "1", "-P", run + "/gallery.pid", "--",
             binary, "serve", "--root", library.root, "--cache-dir", base + "/cache", "--templates", repo + "/templates",
             "--public", repo + "/public", "--log", base + "/gallery.log", "--threads", "4", "--rescan", "0.5",
-            "--page-wait", "60"] + arguments)
+            "--page-wait", "60", "--originals-redirect", "/_library/"] + arguments)
         galleryPID = try FaultStack.readPID(run + "/gallery.pid")
 
-        try Subprocess.run("/bin/bash", ["-c", "source \"$0\"/deploy/lib.sh && render_nginx_conf \"$1\" \"$2\" \"$3\" \"$4\"",
-                                              repo, run + "/nginx", String(port), socket, repo + "/public"])
+        try Subprocess.run("/bin/bash", ["-c", "source \"$0\"/deploy/lib.sh && render_nginx_conf \"$1\" \"$2\" \"$3\" \"$4\" \"$5\"",
+                                              repo, run + "/nginx", String(port), socket, repo + "/public", library.root])
         if let probeScript {
             try probeScript.write(toFile: base + "/probe.js", atomically: true, encoding: .utf8)
             chmod(base, 0o755)

@@ -82,7 +82,9 @@ enum RawHTTP {
         var headers: [String: String] = [:]
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            // A repeated field is joined as RFC 9110 combines it, so a doubled header shows.
+            let name = line[..<colon].lowercased(), value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[name] = headers[name].map { $0 + ", " + value } ?? value
         }
         var body = Array(data[(end + 4)...])
         if headers["transfer-encoding"]?.lowercased() == "chunked" { body = dechunk(body) }
