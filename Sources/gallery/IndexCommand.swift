@@ -2,14 +2,23 @@ import Foundation
 import Gallery
 import ImagePipeline
 
-/// `gallery index --root DIR [--cache-dir DIR] [--index PATH]`: builds or refreshes the
-/// library index offline (the same pass the server's watcher runs), with a progress bar on
-/// standard error when it is a terminal, and prints a summary.
+/// `gallery index --root DIR [--cache-dir DIR] [--index PATH] [--accept-removals]`: builds or
+/// refreshes the library index offline (the same pass the server's watcher runs), with a
+/// progress bar on standard error when it is a terminal, and prints a summary.
+///
+/// A scan that would drop much of the library at once (`RemovalGuard`: an empty mount) is
+/// refused unless `--accept-removals` says the photos are really gone; with a server running
+/// (it holds the index), `--accept-removals` leaves the file that lets its next scan through.
 enum IndexCommand {
     static func run(_ args: [String]) -> Int32 {
         var values: [String: String] = [:]
+        var acceptRemovals = false
         var rest = args[...]
         while let flag = rest.popFirst() {
+            if flag == "--accept-removals" {
+                acceptRemovals = true
+                continue
+            }
             guard ["--root", "--cache-dir", "--index"].contains(flag), let value = rest.popFirst() else {
                 printError("gallery index: bad option \(flag)\n\(usageText)")
                 return 2
@@ -29,6 +38,14 @@ enum IndexCommand {
             return 1
         }
         guard index.claimWriter() else {
+            if acceptRemovals {
+                guard FileManager.default.createFile(atPath: RemovalGuard.acceptFile(indexPath: path), contents: nil) else {
+                    printError("gallery index: cannot write \(RemovalGuard.acceptFile(indexPath: path))")
+                    return 1
+                }
+                print("gallery index: the running server applies the removals it holds back at its next scan")
+                return 0
+            }
             printError("gallery index: another process (a running server?) is writing \(path); it keeps the index current itself")
             return 1
         }
@@ -37,8 +54,16 @@ enum IndexCommand {
             try FileIndexing.read(path: file, root: root, maxBytes: limits.maxOriginBytes, limits: limits.decodeLimits)
         }
         let scanStart = Date()
-        let scan = CatalogScanner(root: root, siteTitle: "").scan()
+        let scanner = CatalogScanner(root: root, siteTitle: "")
+        let scan = scanner.scan()
         for warning in scan.warnings { printError("gallery index: \(warning)") }
+        if !acceptRemovals, let listing = index.listing(),
+           let problem = RemovalGuard().problem(current: scanner.build(from: listing).catalog, next: scan.catalog,
+                                                unreadable: scan.unreadableFolders) {
+            printError("gallery index: not applied, the index is kept as it was: \(problem).\n"
+                       + "If the photos are really gone, run it again with --accept-removals.")
+            return 1
+        }
         let scanSeconds = Date().timeIntervalSince(scanStart)
         let terminal = isatty(STDERR_FILENO) != 0
         let start = Date()

@@ -15,7 +15,8 @@ usage:
   gallery decode IN OUT [--scale M/8] [--orient]     write .ppm, .pgm, .pam or .png
   gallery probe IN                                    one JSON line
   gallery thumb IN OUT (--size 480 | --cover 240x240) [--quality 82]
-  gallery index --root DIR [--cache-dir DIR] [--index PATH]   build or refresh the library index
+  gallery index --root DIR [--cache-dir DIR] [--index PATH] [--accept-removals]
+                                                      build or refresh the library index
   gallery warm --url http://127.0.0.1:8080/ [--concurrency N] [--verify] [--timeout S]
                                                       visit every page, load every linked image
                                                       (fills nginx's image cache)

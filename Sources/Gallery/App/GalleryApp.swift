@@ -166,6 +166,8 @@ public final class GalleryApp: FastCGIHandler, Sendable {
         out += "# HELP gallery_catalog_albums Albums in the catalog.\n# TYPE gallery_catalog_albums gauge\n"
         out += "gallery_catalog_albums \(snapshot.albums.count)\n"
         if let indexer { out += indexer.progress.text() }
+        out += "# HELP gallery_library_scan_held_back 1 while scans are held back (they would drop much of the library at once).\n"
+        out += "# TYPE gallery_library_scan_held_back gauge\ngallery_library_scan_held_back \(store.heldBack == nil ? 0 : 1)\n"
         let pipelineText = pipeline.metricsText()
         if !pipelineText.isEmpty { out += pipelineText.hasSuffix("\n") ? pipelineText : pipelineText + "\n" }
         return out

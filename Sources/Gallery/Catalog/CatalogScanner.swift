@@ -39,6 +39,9 @@ public struct CatalogScanner: Sendable {
         public var fingerprint: UInt64
         /// Problems worth logging (bad manifest, unreadable folders).
         public var warnings: [String]
+        /// Folders (relative paths, "" for the root) that could not be listed: their photos
+        /// are missing from this scan for no fault of theirs (`RemovalGuard`).
+        public var unreadableFolders: Set<String> = []
     }
 
     /// Walks the folder.
@@ -73,7 +76,8 @@ public struct CatalogScanner: Sendable {
     private func build(list: (String, String, inout ScanState) -> FolderEntries) -> Result {
         var state = ScanState()
         guard let realRoot = ImageFiles.realPath(root) else {
-            return Result(catalog: .empty(siteTitle: siteTitle), fingerprint: 0, warnings: ["library root \(root) not found"])
+            return Result(catalog: .empty(siteTitle: siteTitle), fingerprint: 0, warnings: ["library root \(root) not found"],
+                          unreadableFolders: [""])
         }
         state.realRoot = realRoot
         state.root = LibraryRoot(realRoot)
@@ -97,7 +101,8 @@ public struct CatalogScanner: Sendable {
         addRemoteItems(manifest?.remote ?? [], rootID: rootID, state: &state, manifest: manifest)
         var catalog = Catalog(siteTitle: title, rootID: rootID, albums: state.albums, items: state.items)
         catalog.showLocation = manifest?.showLocation ?? false
-        return Result(catalog: catalog, fingerprint: state.fingerprint, warnings: state.warnings)
+        return Result(catalog: catalog, fingerprint: state.fingerprint, warnings: state.warnings,
+                      unreadableFolders: state.unreadableFolders)
     }
 
     private struct ScanState {
@@ -109,6 +114,7 @@ public struct CatalogScanner: Sendable {
         var visitedDirs = Set<String>()
         /// Symlinked folders and photos left out, for the log.
         var skippedAliases = 0
+        var unreadableFolders = Set<String>()
         var warnings: [String] = []
         var hash = FNV1a()
         var fingerprint: UInt64 { hash.value }
@@ -143,7 +149,12 @@ public struct CatalogScanner: Sendable {
     /// The entries of one folder on disk, sorted by name.
     private func listFolder(relativePath: String, absolute: String, state: inout ScanState) -> FolderEntries {
         var entries = FolderEntries()
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: absolute)) ?? []
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: absolute) } catch {
+            state.unreadableFolders.insert(relativePath)
+            state.warnings.append("folder \(relativePath.isEmpty ? "(the library)" : relativePath) cannot be read")
+            return entries
+        }
         if let real = ImageFiles.realPath(absolute) { state.visitedDirs.insert(real) }
         for name in names where !name.hasPrefix(".") && !(relativePath.isEmpty && name == Manifest.fileName) {
             guard !name.contains("/"), name.utf8.count <= 255 else { continue }

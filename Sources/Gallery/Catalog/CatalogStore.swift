@@ -28,12 +28,20 @@ public final class CatalogStore: Sendable {
     /// every folder, changes are noticed anyway, and the full scan is only a safety net.
     private let fullScanInterval: Double = 60
     private let fullScanIntervalWatched: Double = 600
+    /// Holds back scans that would drop much of the library at once (an empty mount).
+    let removalGuard: RemovalGuard
+    /// The file whose presence accepts what the guard holds back (nil without an index).
+    private let acceptFile: String?
+    /// Why the last scan was held back (nil: it was applied), for `/metrics` and the log.
+    private let suspect = Mutex<String?>(nil)
 
     /// Takes the catalog from `index` when it has one, else scans once now (so the first
     /// request sees the library).
     public init(scanner: CatalogScanner, refreshInterval: Double = 3, index: LibraryIndex? = nil, indexer: LibraryIndexer? = nil,
-                log: @escaping @Sendable (String) -> Void) {
+                removalGuard: RemovalGuard = RemovalGuard(), log: @escaping @Sendable (String) -> Void) {
         self.scanner = scanner
+        self.removalGuard = removalGuard
+        self.acceptFile = index.map { RemovalGuard.acceptFile(indexPath: $0.path) }
         self.refreshInterval = max(0.2, refreshInterval)
         self.log = log
         self.index = index
@@ -84,6 +92,7 @@ public final class CatalogStore: Sendable {
     @discardableResult
     public func refresh(force: Bool = false) -> Bool {
         let result = scanner.scan()
+        if held(result) { return false }
         let changed = state.withLock { current -> Bool in
             guard force || current.fingerprint != result.fingerprint else { return false }
             current = (result.catalog, result.catalog.publicView(), result.fingerprint)
@@ -97,6 +106,31 @@ public final class CatalogStore: Sendable {
         }
         return changed
     }
+
+    /// Whether `result` is held back by the removal guard (logged when the reason changes). An
+    /// accept file (left by `gallery index --accept-removals`) lets it through once.
+    private func held(_ result: CatalogScanner.Result) -> Bool {
+        let problem = removalGuard.problem(current: catalog, next: result.catalog, unreadable: result.unreadableFolders)
+        if problem != nil, let acceptFile, unlink(acceptFile) == 0 {
+            log("catalog: removals accepted by the operator: \(problem!)")
+            suspect.withLock { $0 = nil }
+            return false
+        }
+        let previous = suspect.withLock { state -> String? in
+            defer { state = problem }
+            return state
+        }
+        if let problem, problem != previous {
+            log("catalog: scan held back, the library is kept as it was: \(problem). It is applied when the folder is back; "
+                + "if the photos are really gone, run gallery index --accept-removals")
+        } else if problem == nil, let previous {
+            log("catalog: scan applied again (held back before: \(previous))")
+        }
+        return problem != nil
+    }
+
+    /// Why scans are held back now, nil when they are applied (`/metrics`).
+    public var heldBack: String? { suspect.withLock { $0 } }
 
     /// Scans, then lets the indexer read what changed; when it did, scans again so albums
     /// sorted by date take the new dates. Returns the indexing pass's summary (nil without an
