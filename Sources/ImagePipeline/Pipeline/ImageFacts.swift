@@ -64,6 +64,11 @@ public struct ImageFacts: Sendable, Equatable {
             if info.tileCount > 1 { parts.append("\(info.tileCount) tiles") }
             return parts.joined(separator: ", ")
         case .webp: return info.colorSpace == "RGB" ? "WebP, lossless" : "WebP"
+        case .video:
+            var parts = [info.video?.codec ?? "video"]
+            if info.bitDepth > 8 { parts.append("\(info.bitDepth)-bit") }
+            if let hdr = info.video?.hdr { parts.append(hdr) }
+            return parts.joined(separator: ", ")
         }
     }
 }
