@@ -41,3 +41,16 @@ extension ImageCodec {
         return try source.read(offset: 0, count: source.size)
     }
 }
+
+extension ImageCodec {
+    /// For a movie, the byte ranges that identify its content for versioning: the `moov` box
+    /// (every sample's size, offset and time, the codec configuration, the metadata) and the
+    /// poster sample. Hashing these with the file size stands in for hashing gigabytes: an edit
+    /// that changes any sample changes the sample tables. nil for anything that is not a movie
+    /// (stills are hashed whole).
+    public static func identifyingRanges(source: ByteSource, limits: DecodeLimits = .default) throws -> [Range<Int>]? {
+        guard try sniff(source: source) == .video else { return nil }
+        let demux = try MP4Demuxer(source, limits: limits)
+        return [demux.moovRange, demux.sampleOffset..<(demux.sampleOffset + demux.sampleSize)]
+    }
+}

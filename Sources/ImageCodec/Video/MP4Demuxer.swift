@@ -4,6 +4,8 @@
 struct MP4Demuxer {
     let movie: MP4Movie
     let moovBytes: [UInt8]
+    /// Where the `moov` box lies in the file.
+    let moovRange: Range<Int>
     let track: MP4Track
     let entry: MP4SampleEntry
     /// 1-based number of the poster sample, its file offset and size.
@@ -20,6 +22,7 @@ struct MP4Demuxer {
         let top = try MP4TopLevel(source)
         try limits.check(inputBytes: top.moov.count)
         moovBytes = try source.read(offset: top.moov.lowerBound, count: top.moov.count)
+        moovRange = top.moov
         brands = top.brands
         movie = try MP4Movie(moovBytes)
         guard let video = movie.videoTrack else { throw ImageCodecError(.unsupported, "the movie has no video track") }
