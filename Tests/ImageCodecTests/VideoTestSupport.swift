@@ -87,3 +87,10 @@ extension VideoFixtures {
         }
     }
 }
+
+extension VideoFixtures {
+    /// Any file under Tests/Fixtures.
+    static func fixture(_ relative: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: root.deletingLastPathComponent().appendingPathComponent(relative)))
+    }
+}
