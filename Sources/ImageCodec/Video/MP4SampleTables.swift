@@ -90,11 +90,12 @@ struct MP4SampleTables {
         var first = 1, start = 0
         for i in 0..<stts.count {
             let n = Self.entry(bytes, stts, i), delta = Self.entry(bytes, stts, i, field: 4)
-            let (span, o) = n.multipliedReportingOverflow(by: delta)
-            if o || time < start + span {
+            let (span, o1) = n.multipliedReportingOverflow(by: delta)
+            let (end, o2) = start.addingReportingOverflow(span)
+            if o1 || o2 || time < end {
                 return delta == 0 ? first : min(first + (time - start) / delta, max(1, sampleCount))
             }
-            start += span
+            start = end
             first += n
         }
         return max(1, sampleCount)
@@ -134,8 +135,9 @@ struct MP4SampleTables {
             guard firstChunk >= 1, nextChunk > firstChunk, perChunk > 0 else {
                 throw ImageCodecError(.corrupt, "'stsc' entry \(i) (first chunk \(firstChunk), \(perChunk) samples per chunk) is invalid")
             }
-            let (runSamples, o) = (nextChunk - firstChunk).multipliedReportingOverflow(by: perChunk)
-            if o || n < firstSample + runSamples {
+            let (runSamples, o1) = (nextChunk - firstChunk).multipliedReportingOverflow(by: perChunk)
+            let (runEnd, o2) = firstSample.addingReportingOverflow(runSamples)
+            if o1 || o2 || n < runEnd {
                 let chunk = firstChunk + (n - firstSample) / perChunk
                 let firstInChunk = firstSample + (chunk - firstChunk) * perChunk
                 guard chunk <= chunkOffsets.count else {
@@ -158,7 +160,7 @@ struct MP4SampleTables {
                 }
                 return (offset, try size(of: n, bytes), description)
             }
-            firstSample += runSamples
+            firstSample = runEnd
         }
         throw ImageCodecError(.corrupt, "'stsc' covers fewer than \(n) samples")
     }
