@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "fuzz-exif", targets: ["fuzz-exif"]),
         .executable(name: "fuzz-icc", targets: ["fuzz-icc"]),
         .executable(name: "fuzz-heic", targets: ["fuzz-heic"]),
+        .executable(name: "fuzz-mp4", targets: ["fuzz-mp4"]),
         .executable(name: "fuzz-request", targets: ["fuzz-request"]),
     ],
     targets: [
@@ -42,6 +43,7 @@ let package = Package(
         .executableTarget(name: "fuzz-exif", dependencies: ["ImageCodec"], path: "Sources/Fuzz/fuzz-exif"),
         .executableTarget(name: "fuzz-icc", dependencies: ["ImageCodec"], path: "Sources/Fuzz/fuzz-icc"),
         .executableTarget(name: "fuzz-heic", dependencies: ["ImageFuzzChecks"], path: "Sources/Fuzz/fuzz-heic"),
+        .executableTarget(name: "fuzz-mp4", dependencies: ["ImageFuzzChecks"], path: "Sources/Fuzz/fuzz-mp4"),
         .executableTarget(name: "fuzz-request", dependencies: ["Gallery", "ImagePipeline"], path: "Sources/Fuzz/fuzz-request"),
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "ImageFuzzChecks"]),
         .testTarget(name: "ImagePipelineTests", dependencies: ["ImagePipeline", "ImageCodec"]),

@@ -9,7 +9,8 @@ public enum ImageCodec {
         case .png: return try PNGDecoder.probe(bytes, limits: limits)
         case .heif: return try HEIFDecoder.probe(bytes, limits: limits)
         case .webp: return try WebPDecoder.probe(bytes, limits: limits)
-        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF or WebP file")
+        case .video: return try VideoPosterDecoder.probe(MemoryByteSource(bytes), limits: limits)
+        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF, WebP or movie file")
         }
     }
 
@@ -29,7 +30,8 @@ public enum ImageCodec {
         case .png: return try PNGDecoder.decode(bytes, reduction: 8 / scale.numerator, limits: limits)
         case .heif: return try HEIFDecoder.decode(bytes, reduction: 8 / scale.numerator, limits: limits)
         case .webp: return try WebPDecoder.decode(bytes, reduction: 8 / scale.numerator, limits: limits)
-        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF or WebP file")
+        case .video: return try VideoPosterDecoder.decode(MemoryByteSource(bytes), reduction: 8 / scale.numerator, limits: limits)
+        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF, WebP or movie file")
         }
     }
 
@@ -46,7 +48,8 @@ public enum ImageCodec {
         case .png: return try limits.check(PNGDecoder.memoryEstimate(bytes, reduction: 8 / scale.numerator, limits: limits))
         case .heif: return try limits.check(HEIFDecoder.memoryEstimate(bytes, reduction: 8 / scale.numerator, limits: limits))
         case .webp: return try limits.check(WebPDecoder.memoryEstimate(bytes, reduction: 8 / scale.numerator, limits: limits))
-        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF or WebP file")
+        case .video: return try limits.check(VideoPosterDecoder.memoryEstimate(MemoryByteSource(bytes), reduction: 8 / scale.numerator, limits: limits))
+        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF, WebP or movie file")
         }
     }
 

@@ -6,6 +6,9 @@ public enum ImageFormat: String, Sendable, Equatable {
     case heif
     /// WebP (RIFF with a VP8, VP8L or VP8X chunk).
     case webp
+    /// A movie (MP4, QuickTime `.mov`, `.m4v`, 3GPP): decoded as its poster, the first sync
+    /// picture (docs/video.md).
+    case video
 
     /// The MIME type an HTTP response should carry.
     public var mimeType: String {
@@ -14,6 +17,7 @@ public enum ImageFormat: String, Sendable, Equatable {
         case .png: return "image/png"
         case .heif: return "image/heic"
         case .webp: return "image/webp"
+        case .video: return "video/mp4"
         }
     }
 
@@ -25,14 +29,18 @@ public enum ImageFormat: String, Sendable, Equatable {
     public static func sniff<C: Collection>(_ bytes: C) -> ImageFormat? where C.Element == UInt8 {
         var it = bytes.makeIterator()
         var head = [UInt8]()
-        head.reserveCapacity(8)
-        while head.count < 16, let b = it.next() { head.append(b) }
+        head.reserveCapacity(sniffBytes)
+        while head.count < sniffBytes, let b = it.next() { head.append(b) }
         if head.count >= 3, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF { return .jpeg }
         if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
         if head.count >= 12, head[0...3].elementsEqual("RIFF".utf8), head[8...11].elementsEqual("WEBP".utf8) { return .webp }
         if head.count >= 12, head[4...7].elementsEqual("ftyp".utf8), heifBrands.contains(String(decoding: head[8...11], as: UTF8.self)) {
             return .heif
         }
+        if MP4TopLevel.sniff(head) { return .video }
         return nil
     }
+
+    /// Bytes `sniff` looks at: enough for an `ftyp` with its first compatible brands.
+    public static let sniffBytes = 64
 }

@@ -37,6 +37,10 @@ public struct ImageInfo: Sendable, Equatable {
     /// first, with the primary's aspect ratio (within 1 %). Decode one with
     /// `ImageCodec.decodeThumbnail` when it covers the size a render needs.
     public var embeddedThumbnails: [EmbeddedThumbnail] = []
+    /// Movies only: duration, codec, frame rate and the rest of what the movie header says
+    /// (the other fields describe the poster; `exif` carries the display matrix as
+    /// `orientation`, and make, model, date and GPS from the movie's metadata).
+    public var video: VideoInfo?
 
     public init(format: ImageFormat, width: Int, height: Int, components: Int, hasAlpha: Bool,
                 bitDepth: Int, progressive: Bool, colorSpace: String, sampling: [String] = [],

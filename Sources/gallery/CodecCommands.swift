@@ -1,5 +1,6 @@
 import Foundation
 import ImageCodec
+import ImagePipeline
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,8 +47,9 @@ enum CodecCommands {
         }
 
         do {
-            let bytes = try readFile(input)
-            let decoded = try ImageCodec.decode(bytes, scale: scale)
+            // Positioned reads: a movie's poster reads its `moov` and one sample, not the file.
+            let source = try ImagePipeline.openFile(input)
+            let decoded = try ImageCodec.decode(source: source, scale: scale)
             let bitmap = orient ? decoded.info.orientation.apply(to: decoded.bitmap) : decoded.bitmap
             try writeNetpbm(bitmap, kind: kind, to: output)
             return 0
@@ -62,9 +64,9 @@ enum CodecCommands {
         guard args.count == 1, !args[0].hasPrefix("--") else { return usage("probe: expected IN") }
         let input = args[0]
         do {
-            let bytes = try readFile(input)
-            let info = try ImageCodec.probe(bytes)
-            print(probeJSON(info, fileBytes: bytes.count))
+            let source = try ImagePipeline.openFile(input)
+            let info = try ImageCodec.probe(source: source)
+            print(probeJSON(info, fileBytes: source.size))
             return 0
         } catch {
             printError("gallery probe: \(input): \(error)")
@@ -88,32 +90,6 @@ enum CodecCommands {
     }
 
     // MARK: - Files
-
-    /// The whole file, read with POSIX calls straight into the array (no Data copy), refusing
-    /// anything larger than the default input limit before allocating.
-    static func readFile(_ path: String) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw CLIError("cannot open: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw CLIError("cannot stat: \(String(cString: strerror(errno)))") }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw CLIError("not a regular file") }
-        let size = Int(st.st_size)
-        try DecodeLimits.default.check(inputBytes: size)
-        var failure: String?
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            count = 0
-            while count < size {
-                let n = read(fd, buffer.baseAddress! + count, size - count)
-                if n < 0 && errno == EINTR { continue }
-                if n < 0 { failure = String(cString: strerror(errno)); break }
-                if n == 0 { break }
-                count += n
-            }
-        }
-        if let failure { throw CLIError("cannot read: \(failure)") }
-        return bytes
-    }
 
     /// Netpbm flavours chosen by the output file name.
     enum OutputKind {
@@ -214,6 +190,30 @@ enum CodecCommands {
         if let gamma = info.gamma, gamma.isFinite { fields.append(("gamma", String(gamma))) }
         if let intent = info.srgbIntent { fields.append(("srgbIntent", String(intent))) }
         if info.tileCount > 1 { fields.append(("tileCount", String(info.tileCount))) }
+        if let v = info.video {
+            // Rotation as the display shows it: degrees clockwise (90 for an upright phone video).
+            let rotation: Int
+            switch info.orientation {
+            case .rotatedClockwise, .transposed: rotation = 90
+            case .rotated180, .mirroredVertically: rotation = 180
+            case .rotatedCounterClockwise, .transversed: rotation = 270
+            default: rotation = 0
+            }
+            fields.append(("durationSeconds", String(v.durationSeconds)))
+            fields.append(("codec", jsonString(v.codec)))
+            fields.append(("codecTag", jsonString(v.codecTag)))
+            fields.append(("frameRate", v.frameRate.map { String($0) } ?? "null"))
+            fields.append(("frameCount", String(v.frameCount)))
+            fields.append(("rotation", String(rotation)))
+            fields.append(("mirrored", String([.mirrored, .mirroredVertically, .transposed, .transversed].contains(info.orientation))))
+            fields.append(("hdr", v.hdr.map(jsonString) ?? "null"))
+            fields.append(("creationDate", v.creationDate.map(jsonString) ?? "null"))
+            fields.append(("contentIdentifier", v.contentIdentifier.map(jsonString) ?? "null"))
+            fields.append(("hasAudio", String(v.hasAudio)))
+            fields.append(("movieBoxBytes", String(v.movieBoxBytes)))
+            fields.append(("posterSampleBytes", String(v.posterSampleBytes)))
+            if let gps = info.exif.gps { fields.append(("gps", "[\(gps.latitude),\(gps.longitude)]")) }
+        }
         return "{" + fields.map { jsonString($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
     }
 

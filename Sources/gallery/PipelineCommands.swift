@@ -41,8 +41,9 @@ enum PipelineCommands {
         let ext = name.contains(".") ? name.split(separator: ".").last.map { $0.lowercased() } ?? "" : ""
         let format: ImageFormat? = ext == "jpg" || ext == "jpeg" ? .jpeg : ext == "png" ? .png : ext == "webp" ? .webp : nil
         do {
-            let bytes = try ImagePipeline.readFile(input)
-            let t = try Renderer.render(consume bytes, mode: mode, options: RenderOptions(jpegQuality: quality, format: format))
+            // Positioned reads: a movie's poster reads its `moov` and one sample; stills are read whole.
+            let t = try Renderer.render(source: try ImagePipeline.openFile(input), mode: mode,
+                                        options: RenderOptions(jpegQuality: quality, format: format))
             guard writeFile(output, t.image.bytes) else {
                 printError("gallery thumb: cannot write \(output): \(String(cString: strerror(errno)))")
                 return 1

@@ -79,5 +79,37 @@ public enum ImageFuzzChecks {
         }
         return problems
     }
-}
 
+    /// Movie posters under tight limits (small pictures, a 64 MB memory bound): probe, memory
+    /// estimate and 1/8 decode through a `MemoryByteSource`. Invariants: typed errors only, the
+    /// probe agrees with the decode, the output is ceil(size/8), and the byte-array API gives
+    /// the same answer.
+    public static let videoLimits = DecodeLimits(maxPixels: 4_000_000, maxDimension: 4096, maxMemoryBytes: 64 << 20)
+
+    public static func videoProblems(_ bytes: [UInt8], decoded: inout Int) -> [String] {
+        var problems: [String] = []
+        let source = MemoryByteSource(bytes)
+        let info = try? ImageCodec.probe(source: source, limits: videoLimits)
+        do {
+            _ = try ImageCodec.memoryEstimate(source: source, scale: .eighth, limits: videoLimits)
+            let image = try ImageCodec.decode(source: source, scale: .eighth, limits: videoLimits)
+            decoded += 1
+            let b = image.bitmap
+            if b.pixels.count != b.width * b.height * b.channels { problems.append("bitmap size") }
+            if let info {
+                if info != image.info { problems.append("probe and decode disagree") }
+                let expected = DecodeScale.eighth.outputSize(width: info.width, height: info.height)
+                if b.width != expected.width || b.height != expected.height { problems.append("output size is not ceil(size/8)") }
+            } else {
+                problems.append("decode succeeded where probe failed")
+            }
+            if ImageFormat.sniff(bytes) == .video, (try? ImageCodec.decode(bytes, scale: .eighth, limits: videoLimits))?.bitmap != b {
+                problems.append("byte-array decode differs")
+            }
+        } catch is ImageCodecError {
+        } catch {
+            problems.append("threw \(error), not an ImageCodecError")
+        }
+        return problems
+    }
+}

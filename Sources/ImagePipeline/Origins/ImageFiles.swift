@@ -7,11 +7,22 @@ import Glibc
 /// the catalog (which lists them) and the pipeline (which reads them).
 public enum ImageFiles {
     /// Formats with a decoder in this build.
-    static let served: Set<ImageFormat> = [.jpeg, .png, .heif, .webp]
+    static let served: Set<ImageFormat> = [.jpeg, .png, .heif, .webp, .video]
 
     /// File name endings (lowercase, with the dot) of the served formats: `.hif` is what
-    /// Canon and Sony cameras call their 10-bit HEIF files.
-    public static let extensions = [".jpg", ".jpeg", ".png", ".heic", ".heif", ".hif", ".webp"]
+    /// Canon and Sony cameras call their 10-bit HEIF files. Movies (`.mov`, `.mp4`, `.m4v`,
+    /// `.3gp`) are served as their posters (docs/video.md).
+    public static let extensions = [".jpg", ".jpeg", ".png", ".heic", ".heif", ".hif", ".webp", ".mov", ".mp4", ".m4v", ".3gp"]
+
+    /// The movie endings among `extensions`.
+    public static let movieExtensions = [".mov", ".mp4", ".m4v", ".3gp"]
+
+    /// Whether the file's name ends in a movie extension (any case): the web layer shows such
+    /// items with a play control and serves the file itself for playback.
+    public static func isMovie(name: String) -> Bool {
+        let lower = name.lowercased()
+        return movieExtensions.contains { lower.hasSuffix($0) }
+    }
 
     /// Whether the file's name ends in a served extension (any case), or else its first bytes
     /// are the signature of a served format (a photo saved without an extension).
@@ -21,8 +32,8 @@ public enum ImageFiles {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: 16)
-        let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress!, 16) }
+        var head = [UInt8](repeating: 0, count: ImageFormat.sniffBytes)
+        let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress!, ImageFormat.sniffBytes) }
         guard n > 0, let format = ImageFormat.sniff(head[0..<n]) else { return false }
         return served.contains(format)
     }

@@ -27,7 +27,7 @@ extension ImagePipeline {
         let root = configuration.libraryRoot
         let file = try LibraryFile(path: path, root: root)
         guard let realRoot = ImageFiles.realPath(root) else { throw .sourceNotAllowed("library root \(root) does not exist") }
-        var head = [UInt8](repeating: 0, count: 32)
+        var head = [UInt8](repeating: 0, count: ImageFormat.sniffBytes)
         let n = head.withUnsafeMutableBytes { pread(file.fd, $0.baseAddress, $0.count, 0) }
         guard n > 0, let format = ImageFormat.sniff(head[0..<n]) else { throw .notAnImage("\(path) is not a format we serve") }
         let prefix = realRoot.hasSuffix("/") ? realRoot : realRoot + "/"

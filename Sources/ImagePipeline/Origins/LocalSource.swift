@@ -1,4 +1,5 @@
 import Foundation
+import ImageCodec
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,6 +44,36 @@ enum LocalSource {
         return bytes
     }
 
+    /// The file opened for positioned reads when it is a movie (its first bytes sniff as
+    /// `.video`), else nil: movies are never read whole (they may be gigabytes), stills are.
+    static func openMovie(_ path: String, root: String?) throws(PipelineError) -> FileByteSource? {
+        let file = try LibraryFile(path: path, root: root)
+        let fd = dup(file.fd)
+        guard fd >= 0 else { throw .originFailed("\(path): \(String(cString: strerror(errno)))") }
+        let source = try FileByteSource(fd: fd)
+        guard let head = try? source.read(offset: 0, count: min(ImageFormat.sniffBytes, source.size)),
+              ImageFormat.sniff(head) == .video else { return nil }
+        return source
+    }
+
+    /// The content version of a movie: the first 12 hex digits of SHA-256 over "movie", the
+    /// file size (8 bytes, big-endian) and the bytes of its identifying ranges (the `moov` and
+    /// the poster sample, `ImageCodec.identifyingRanges`). A page view costs a stat; a first
+    /// look reads a few hundred KB instead of hashing gigabytes, and any edit to the samples
+    /// changes the `moov`'s tables. A movie whose headers cannot be read is `.undecodable`.
+    static func movieVersion(_ source: ByteSource, limits: DecodeLimits) throws(PipelineError) -> String {
+        let ranges = try Renderer.codec { try ImageCodec.identifyingRanges(source: source, limits: limits) ?? [] }
+        let hasher = ContentHasher()
+        var head = Array("movie".utf8)
+        for shift in stride(from: 56, through: 0, by: -8) { head.append(UInt8(truncatingIfNeeded: UInt64(source.size) >> UInt64(shift))) }
+        head.withUnsafeBytes { hasher.update($0) }
+        for range in ranges {
+            let bytes = try Renderer.codec { try source.read(offset: range.lowerBound, count: range.count) }
+            bytes.withUnsafeBytes { hasher.update($0) }
+        }
+        return ContentHasher.versionText(hasher.finalize())
+    }
+
     /// Reads an open file to its end into an array sized by fstat; nil on error or when the
     /// file is larger than `maxBytes`.
     static func readAll(fd: Int32, maxBytes: Int) -> [UInt8]? {
@@ -72,5 +103,13 @@ extension ImagePipeline {
     /// Default limit 256 MiB.
     public static func readFile(_ path: String, maxBytes: Int = 256 << 20) throws(PipelineError) -> [UInt8] {
         try LocalSource.read(path, root: nil, maxBytes: maxBytes)
+    }
+
+    /// A file opened for positioned reads (`pread`), for tools that probe or render a movie
+    /// without reading it whole (`ImageCodec.probe(source:)`, `Renderer.render(source:)`).
+    public static func openFile(_ path: String) throws(PipelineError) -> ByteSource {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .sourceNotAllowed("\(path): \(String(cString: strerror(errno)))") }
+        return try FileByteSource(fd: fd)
     }
 }

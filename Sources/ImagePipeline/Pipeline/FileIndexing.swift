@@ -63,6 +63,7 @@ public enum FileIndexing {
         let file = try LibraryFile(path: path, root: root)
         let fd = file.fd
         let before = FileStamp(file.status)
+        if let movie = try movie(fd: fd, path: path, stamp: before, limits: limits) { return movie }
         guard before.size <= maxBytes else { throw .originFailed("\(path): larger than \(maxBytes) bytes") }
 
         let hasher = ContentHasher()
@@ -89,6 +90,22 @@ public enum FileIndexing {
         let version = ContentHasher.versionText(hasher.finalize())
         return IndexedFile(stamp: before, version: version, facts: probe(head: head, whole: total == head.count, format: format,
                                                                      path: path, root: root, maxBytes: maxBytes, limits: limits))
+    }
+
+    /// A movie's version and facts from its `moov` and poster sample, read with positioned
+    /// reads (`LocalSource.movieVersion`): no size bound, nothing hashed whole. nil when the
+    /// file is not a movie.
+    private static func movie(fd: Int32, path: String, stamp: FileStamp, limits: DecodeLimits) throws(PipelineError) -> IndexedFile? {
+        let copy = dup(fd)
+        guard copy >= 0 else { throw .originFailed("\(path): \(String(cString: strerror(errno)))") }
+        let source = try FileByteSource(fd: copy)
+        guard let head = try? source.read(offset: 0, count: min(ImageFormat.sniffBytes, source.size)),
+              ImageFormat.sniff(head) == .video else { return nil }
+        let version = try LocalSource.movieVersion(source, limits: limits)
+        let facts = (try? ImageCodec.probe(source: source, limits: limits)).map(ImageFacts.init)
+        var after = stat()
+        guard fstat(fd, &after) == 0, FileStamp(after) == stamp else { throw .originFailed("\(path) changed while it was read") }
+        return IndexedFile(stamp: stamp, version: version, facts: facts)
     }
 
     private static func probe(head: [UInt8], whole: Bool, format: ImageFormat, path: String, root: String?, maxBytes: Int,

@@ -21,10 +21,13 @@ public struct ImageFacts: Sendable, Equatable {
     /// Where it was taken (EXIF GPS), nil when the file has no valid position. Private data:
     /// pages show it only when the gallery's configuration allows (`show_location`).
     public var location: PhotoLocation?
+    /// Movies only: what a page shows beside the poster; nil for photos.
+    public var video: VideoFacts?
 
     /// Facts remembered elsewhere (the library index).
     public init(width: Int, height: Int, pixelCount: Int, format: String, dateTaken: String?, cameraMake: String?,
-                cameraModel: String?, colourSpace: String?, shot: ShotFacts = ShotFacts(), location: PhotoLocation? = nil) {
+                cameraModel: String?, colourSpace: String?, shot: ShotFacts = ShotFacts(), location: PhotoLocation? = nil,
+                video: VideoFacts? = nil) {
         self.width = width
         self.height = height
         self.pixelCount = pixelCount
@@ -35,6 +38,7 @@ public struct ImageFacts: Sendable, Equatable {
         self.colourSpace = colourSpace
         self.shot = shot
         self.location = location
+        self.video = video
     }
 
     init(_ info: ImageInfo) {
@@ -51,6 +55,10 @@ public struct ImageFacts: Sendable, Equatable {
                          fNumber: exif.fNumber?.value, iso: exif.iso, focalLength: exif.focalLength?.value,
                          focalLength35mm: exif.focalLength35mm)
         location = exif.gps.map { PhotoLocation(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude) }
+        video = info.video.map {
+            VideoFacts(durationSeconds: $0.durationSeconds, codec: $0.codec, frameRate: $0.frameRate, hdr: $0.hdr,
+                       contentIdentifier: $0.contentIdentifier, hasAudio: $0.hasAudio)
+        }
     }
 
     static func formatName(_ info: ImageInfo) -> String {
@@ -64,7 +72,47 @@ public struct ImageFacts: Sendable, Equatable {
             if info.tileCount > 1 { parts.append("\(info.tileCount) tiles") }
             return parts.joined(separator: ", ")
         case .webp: return info.colorSpace == "RGB" ? "WebP, lossless" : "WebP"
+        case .video:
+            var parts = [info.video?.codec ?? "video"]
+            if info.bitDepth > 8 { parts.append("\(info.bitDepth)-bit") }
+            if let hdr = info.video?.hdr { parts.append(hdr) }
+            return parts.joined(separator: ", ")
         }
+    }
+}
+
+/// What a page shows about a movie beside its poster (the poster's size, date, camera and
+/// place are the `ImageFacts` fields).
+public struct VideoFacts: Sendable, Equatable {
+    /// Length in seconds.
+    public var durationSeconds: Double
+    /// "HEVC", "H.264", or the sample entry's code for codings without a poster decoder.
+    public var codec: String
+    /// Frames per second; nil when the file does not say.
+    public var frameRate: Double?
+    /// "HLG" or "PQ" for HDR video, nil for SDR.
+    public var hdr: String?
+    /// Apple's content identifier: the same in a Live Photo's still and movie.
+    public var contentIdentifier: String?
+    public var hasAudio: Bool
+
+    public init(durationSeconds: Double, codec: String, frameRate: Double? = nil, hdr: String? = nil,
+                contentIdentifier: String? = nil, hasAudio: Bool = false) {
+        self.durationSeconds = durationSeconds
+        self.codec = codec
+        self.frameRate = frameRate
+        self.hdr = hdr
+        self.contentIdentifier = contentIdentifier
+        self.hasAudio = hasAudio
+    }
+
+    /// "0:07", "1:02:03": the duration as a page shows it (rounded to the second, at least 0:01).
+    public var durationText: String {
+        let total = max(1, Int(durationSeconds + 0.5))
+        let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
+        let ss = s < 10 ? "0\(s)" : "\(s)"
+        if h > 0 { return "\(h):" + (m < 10 ? "0\(m)" : "\(m)") + ":" + ss }
+        return "\(m):" + ss
     }
 }
 

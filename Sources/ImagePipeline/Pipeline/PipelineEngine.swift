@@ -12,12 +12,16 @@ enum Source: Sendable {
 
 /// Original bytes with the facts the rest of the pipeline needs.
 struct Original: Sendable {
+    /// The whole original; empty for a local movie, which is read through `source`.
     var bytes: [UInt8]
     var format: ImageFormat
-    /// First 12 hex digits of SHA-256 of `bytes`.
+    /// First 12 hex digits of SHA-256 of `bytes` (of a movie's identifying ranges, see
+    /// `LocalSource.movieVersion`).
     var version: String
     /// True when the bytes came from the disk cache (so a decode failure may mean corruption).
     var fromDiskCache: Bool
+    /// A local movie, open for positioned reads: renders read its `moov` and one sample.
+    var source: ByteSource? = nil
 }
 
 /// The request flow behind `ImagePipeline`: versions, the two caches, coalescing, admission
@@ -131,6 +135,13 @@ final class PipelineEngine: Sendable {
 
     private func readLocal(_ path: String) throws(PipelineError) -> Original {
         let before = try LocalSource.stamp(path)
+        if let movie = try LocalSource.openMovie(path, root: configuration.libraryRoot) {
+            let version = try LocalSource.movieVersion(movie, limits: configuration.decodeLimits)
+            if let after = try? LocalSource.stamp(path), after == before, after.size == movie.size {
+                localVersions.set(LocalVersion(stamp: after, version: version), for: path)
+            }
+            return Original(bytes: [], format: .video, version: version, fromDiskCache: false, source: movie)
+        }
         let bytes = try LocalSource.read(path, root: configuration.libraryRoot, maxBytes: configuration.maxOriginBytes)
         guard let format = ImageFormat.sniff(bytes) else { throw .notAnImage("\(path) is not an image format we read") }
         let version = Self.version(of: bytes)
@@ -252,7 +263,12 @@ final class PipelineEngine: Sendable {
                                     limits: limits, colour: configuration.colour)
         options.webpQuality = configuration.webpQuality
         if format == .webp { options.format = .webp }
-        let t = try Renderer.render(original.bytes, mode: spec.mode, options: options, budget: budget)
+        let t: RenderOutcome
+        if let source = original.source {
+            t = try Renderer.render(source: source, modes: [spec.mode], options: options, budget: budget)[0]
+        } else {
+            t = try Renderer.render(original.bytes, mode: spec.mode, options: options, budget: budget)
+        }
         for warning in t.warnings { configuration.log("render \(original.version) \(spec): \(warning)") }
         if t.passthrough {
             metrics.add(.passthroughs)
@@ -273,7 +289,10 @@ final class PipelineEngine: Sendable {
         if let known = infos[key] { return known }
         let original: Original
         if let preloaded { original = preloaded } else { original = try self.original(source) }
-        let info = try Renderer.codec { try ImageCodec.probe(original.bytes, limits: configuration.decodeLimits) }
+        let info = try Renderer.codec {
+            try original.source.map { try ImageCodec.probe(source: $0, limits: configuration.decodeLimits) }
+                ?? ImageCodec.probe(original.bytes, limits: configuration.decodeLimits)
+        }
         infos.set(info, for: key)
         return info
     }

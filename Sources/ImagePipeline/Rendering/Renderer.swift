@@ -102,14 +102,7 @@ public enum Renderer {
         guard !modes.isEmpty else { return [] }
         let info = try codec { try ImageCodec.probe(bytes, limits: options.limits) }
         var colour = ColourStage.plan(for: info, output: options.colour)
-        var plans: [ResizePlan] = []
-        for mode in modes {
-            let plan = mode.plan(width: info.orientedWidth, height: info.orientedHeight, allowUpscale: false)
-            guard plan.outputWidth > 0, plan.outputHeight > 0, plan.scaledWidth > 0, plan.scaledHeight > 0 else {
-                throw .undecodable("empty resize plan for \(info.orientedWidth)x\(info.orientedHeight)")
-            }
-            plans.append(plan)
-        }
+        let plans = try resizePlans(info, modes: modes)
 
         var outcomes = [RenderOutcome?](repeating: nil, count: modes.count)
         let naturalFormat: ImageFormat = info.hasAlpha && info.format == .png ? .png : .jpeg
@@ -149,21 +142,78 @@ public enum Renderer {
             }
             decodeSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             bytes = []
-            var out: [Bitmap] = []
-            for plan in stored {
-                out.append(try resample(decoded, plan: plan, source: source, scale: scale))
-            }
-            return out
+            return try stored.map { plan throws(PipelineError) in try resample(decoded, plan: plan, source: source, scale: scale) }
         }
         for (k, i) in pending.enumerated() {
-            var bitmap = resized[k]
-            colour.apply(to: &bitmap)
-            bitmap = info.orientation.apply(to: bitmap)
-            let image = try encode(bitmap, mode: modes[i], colour: colour, options: options)
-            outcomes[i] = RenderOutcome(image: image, passthrough: false, decodeScale: scale, decodeSeconds: decodeSeconds,
-                                        warnings: colour.warnings)
+            outcomes[i] = try finish(resized[k], mode: modes[i], info: info, colour: &colour, scale: scale, decodeSeconds: decodeSeconds,
+                                     options: options)
         }
         return outcomes.map { $0! }
+    }
+
+    /// Renders the original behind `source` to every mode of `modes` with one decode, reading
+    /// only what its decoder needs: a movie's poster reads the `moov` and one sample with
+    /// positioned reads, however large the file (docs/video.md); other formats are read
+    /// whole. The decode's reservation in `budget` counts the input bytes a movie holds.
+    /// No passthrough: a movie is never the answer to an image request.
+    public static func render(source: ByteSource, modes: [ResizeMode], options: RenderOptions = RenderOptions()) throws(PipelineError) -> [RenderOutcome] {
+        try render(source: source, modes: modes, options: options, budget: .unbounded)
+    }
+
+    static func render(source input: ByteSource, modes: [ResizeMode], options: RenderOptions,
+                       budget: DecodeMemoryBudget) throws(PipelineError) -> [RenderOutcome] {
+        guard !modes.isEmpty else { return [] }
+        guard try codec({ try ImageCodec.sniff(source: input) }) == .video else {
+            let bytes = try codec { try ImageCodec.wholeSource(input, limits: options.limits) }
+            return try render(consume bytes, modes: modes, options: options, budget: budget)
+        }
+        let info = try codec { try ImageCodec.probe(source: input, limits: options.limits) }
+        var colour = ColourStage.plan(for: info, output: options.colour)
+        let stored = try resizePlans(info, modes: modes).map { storedPlan($0, orientation: info.orientation) }
+        let scale = decodeScale(for: info, width: stored.map(\.scaledWidth).max()!, height: stored.map(\.scaledHeight).max()!,
+                                headroom: options.decodeHeadroom)
+        let needed = try codec { try ImageCodec.memoryEstimate(source: input, scale: scale, limits: options.limits) }
+        var decodeSeconds = 0.0
+        let resized = try budget.withReservation(needed) { () throws(PipelineError) -> [Bitmap] in
+            let start = DispatchTime.now().uptimeNanoseconds
+            let decoded = try codec { try ImageCodec.decode(source: input, scale: scale, limits: options.limits).bitmap }
+            decodeSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            return try stored.map { plan throws(PipelineError) in try resample(decoded, plan: plan, source: info, scale: scale) }
+        }
+        var outcomes: [RenderOutcome] = []
+        for (k, mode) in modes.enumerated() {
+            outcomes.append(try finish(resized[k], mode: mode, info: info, colour: &colour, scale: scale, decodeSeconds: decodeSeconds,
+                                       options: options))
+        }
+        return outcomes
+    }
+
+    /// `render(source:modes:options:)` for one mode.
+    public static func render(source: ByteSource, mode: ResizeMode, options: RenderOptions = RenderOptions()) throws(PipelineError) -> RenderOutcome {
+        try render(source: source, modes: [mode], options: options)[0]
+    }
+
+    /// The plan of each mode on the displayed (oriented) size.
+    private static func resizePlans(_ info: ImageInfo, modes: [ResizeMode]) throws(PipelineError) -> [ResizePlan] {
+        var plans: [ResizePlan] = []
+        for mode in modes {
+            let plan = mode.plan(width: info.orientedWidth, height: info.orientedHeight, allowUpscale: false)
+            guard plan.outputWidth > 0, plan.outputHeight > 0, plan.scaledWidth > 0, plan.scaledHeight > 0 else {
+                throw .undecodable("empty resize plan for \(info.orientedWidth)x\(info.orientedHeight)")
+            }
+            plans.append(plan)
+        }
+        return plans
+    }
+
+    /// A resampled bitmap colour-converted, turned upright and encoded.
+    private static func finish(_ resized: Bitmap, mode: ResizeMode, info: ImageInfo, colour: inout ColourPlan, scale: DecodeScale,
+                               decodeSeconds: Double, options: RenderOptions) throws(PipelineError) -> RenderOutcome {
+        var bitmap = resized
+        colour.apply(to: &bitmap)
+        bitmap = info.orientation.apply(to: bitmap)
+        let image = try encode(bitmap, mode: mode, colour: colour, options: options)
+        return RenderOutcome(image: image, passthrough: false, decodeScale: scale, decodeSeconds: decodeSeconds, warnings: colour.warnings)
     }
 
     /// The planned size (stored orientation) from a decode at `scale` of `source`.
@@ -187,8 +237,8 @@ public enum Renderer {
 
     /// The upright, colour-converted `bitmap` encoded in the format `options` ask for.
     private static func encode(_ bitmap: Bitmap, mode: ResizeMode, colour: ColourPlan, options: RenderOptions) throws(PipelineError) -> RenderedImage {
-        // HEIF is read, never written: asking for it gets a JPEG (and says so in its type).
-        let format: ImageFormat = options.format.map { $0 == .heif ? .jpeg : $0 } ?? (bitmap.hasTransparency ? .png : .jpeg)
+        // HEIF and movies are read, never written: asking for them gets a JPEG (and says so in its type).
+        let format: ImageFormat = options.format.map { $0 == .heif || $0 == .video ? .jpeg : $0 } ?? (bitmap.hasTransparency ? .png : .jpeg)
         var encoded: [UInt8]
         var sent = format
         switch format {
@@ -197,7 +247,7 @@ public enum Renderer {
         case .webp:
             (encoded, sent) = try encodeWebP(bitmap, quality: options.webpQuality.map { min(100, max(0, $0)) },
                                              jpegQuality: min(100, max(1, options.jpegQuality)), iccProfile: colour.outputProfile)
-        case .jpeg, .heif:
+        case .jpeg, .heif, .video:
             let opaque: Bitmap
             switch bitmap.layout {
             case .grayAlpha: opaque = bitmap.converted(to: .gray)
