@@ -29,16 +29,17 @@ enum H264Deblocking {
             let top = mbY > 0 && (filter.disable != 2 || f.mbSlice[addr - w] == f.mbSlice[addr])
             let qp = Int(f.mbQP[addr])
             let qpLeft = left ? Int(f.mbQP[addr - 1]) : 0, qpTop = top ? Int(f.mbQP[addr - w]) : 0
-            let inner8x8 = f.mbKind[addr] == H264MbKind.intra8x8
+            // Luma edges inside the macroblock: every 4 samples, or only the middle one with 8x8 transforms.
+            let step = f.mbKind[addr] == H264MbKind.intra8x8 ? 8 : 4
             let ls = f.lumaStride
             let luma = f.luma + mbY * 16 * ls + mbX * 16
             let a = filter.alphaOffset, b = filter.betaOffset
             if left { edge(luma, across: 1, along: ls, count: 16, strong: true, qp: (qp + qpLeft + 1) >> 1, a, b, chroma: false) }
-            for x in stride(from: 4, to: 16, by: inner8x8 ? 8 : 4) {
+            for x in stride(from: step, to: 16, by: step) {
                 edge(luma + x, across: 1, along: ls, count: 16, strong: false, qp: qp, a, b, chroma: false)
             }
             if top { edge(luma, across: ls, along: 1, count: 16, strong: true, qp: (qp + qpTop + 1) >> 1, a, b, chroma: false) }
-            for y in stride(from: 4, to: 16, by: inner8x8 ? 8 : 4) {
+            for y in stride(from: step, to: 16, by: step) {
                 edge(luma + y * ls, across: ls, along: 1, count: 16, strong: false, qp: qp, a, b, chroma: false)
             }
             guard f.hasChroma else { continue }

@@ -83,15 +83,25 @@ for f in sorted(os.listdir('.')):
                             'stream=width,height,pix_fmt', '-of', 'csv=p=0', f], capture_output=True, text=True).stdout.split(',')
     w, h, fmt = int(probe[0]), int(probe[1]), probe[2].strip()
     gray = fmt.startswith('gray') or '_gray_' in f
+    # ffmpeg decodes 4:0:0 as yuv420p with grey chroma; its gray conversion would rescale the
+    # luma, so the Y plane of the native output is the reference.
     raw = subprocess.run(['ffmpeg', '-v', 'error', '-i', f, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt',
-                          'gray' if gray else 'yuv420p', '-'], capture_output=True, check=True).stdout
-    sizes = [w * h] if gray else [w * h, ((w + 1) // 2) * ((h + 1) // 2)] * 1 + [((w + 1) // 2) * ((h + 1) // 2)]
-    assert sum(sizes) == len(raw), (f, len(raw), sizes)
+                          'yuv420p', '-'], capture_output=True, check=True).stdout
+    c = ((w + 1) // 2) * ((h + 1) // 2)
+    assert w * h + 2 * c == len(raw), (f, len(raw))
+    sizes = [w * h] if gray else [w * h, c, c]
     md5s, off = [], 0
     for s in sizes:
         md5s.append(hashlib.md5(raw[off:off + s]).hexdigest())
         off += s
-    streams.append({"file": f, "width": w, "height": h, "planes": md5s})
+    # The same before the deblocking filter (ffmpeg -skip_loop_filter all).
+    raw = subprocess.run(['ffmpeg', '-v', 'error', '-skip_loop_filter', 'all', '-i', f, '-frames:v', '1', '-f', 'rawvideo',
+                          '-pix_fmt', 'yuv420p', '-'], capture_output=True, check=True).stdout
+    unfiltered, off = [], 0
+    for s in sizes:
+        unfiltered.append(hashlib.md5(raw[off:off + s]).hexdigest())
+        off += s
+    streams.append({"file": f, "width": w, "height": h, "planes": md5s, "planes_unfiltered": unfiltered})
 json.dump({"generator": "make_fixtures.sh", "streams": streams}, open('manifest.json', 'w'), indent=1)
 PY
 ls -l *.264 | awk '{s+=$5} END {print s " bytes of streams"}'
