@@ -35,40 +35,59 @@ struct H264VLC: Sendable {
         }
         entries = table
     }
+}
 
-    /// Decodes one symbol at `r`, or throws on a bit pattern that is no code.
+enum H264CAVLCTables {
+    /// Indices of the tables in `flat`.
+    static let coeffTokenIndex = 0, chromaDCTokenIndex = 4, totalZerosIndex = 5, chromaDCTotalZerosIndex = 20,
+               runBeforeIndex = 23, tableCount = 30
+
+    /// Every table in one allocation that lives as long as the process: entry i < 32 is the
+    /// offset of table i, and links hold absolute offsets, so a decoder keeps one pointer.
+    nonisolated(unsafe) static let flat: UnsafePointer<UInt32> = {
+        let tables = coeffToken + [chromaDCToken] + totalZeros + chromaDCTotalZeros + runBefore
+        var blob = [UInt32](repeating: 0, count: 32)
+        for (i, table) in tables.enumerated() {
+            let base = UInt32(blob.count)
+            blob[i] = base
+            blob += table.entries.map { $0 & (1 << 31) != 0 ? $0 + (base << 8) : $0 }
+        }
+        let p = UnsafeMutablePointer<UInt32>.allocate(capacity: blob.count)
+        p.initialize(from: blob, count: blob.count)
+        return UnsafePointer(p)
+    }()
+
+    /// Decodes one symbol of table `index` of `flat` at `r`, or throws on a bit pattern that is no code.
     @inline(__always)
-    func decode(_ r: inout H264BitReader) throws -> Int {
+    static func decode(_ flat: UnsafePointer<UInt32>, _ index: Int, _ r: inout H264BitReader) throws -> Int {
         let word = r.peek32()
-        var e = entries[Int(word >> 24)]
+        var e = flat[Int(flat[index]) &+ Int(word >> 24)]
         if e & (1 << 31) != 0 {
             let extra = e & 0xFF
-            e = entries[Int(e >> 8 & 0x7F_FFFF) &+ Int((word << 8) >> (32 &- extra))]
+            e = flat[Int(e >> 8 & 0x7F_FFFF) &+ Int((word << 8) >> (32 &- extra))]
         }
         let length = Int(e & 0xFF)
         guard length > 0 else { throw ImageCodecError(.corrupt, "H.264 invalid CAVLC code") }
         r.skip(length)
         return Int(e >> 8)
     }
-}
 
-enum H264CAVLCTables {
     /// coeff_token for 0 <= nC < 2, 2 <= nC < 4, 4 <= nC < 8, 8 <= nC; symbol TotalCoeff * 4 + TrailingOnes.
-    static let coeffToken: [H264VLC] = (0..<4).map { H264VLC(lengths: tokenLengths[$0], codes: tokenCodes[$0]) }
+    private static let coeffToken: [H264VLC] = (0..<4).map { H264VLC(lengths: tokenLengths[$0], codes: tokenCodes[$0]) }
     /// coeff_token for nC == -1 (4:2:0 chroma DC).
-    static let chromaDCToken = H264VLC(
+    private static let chromaDCToken = H264VLC(
         lengths: [2, 0, 0, 0, 6, 1, 0, 0, 6, 6, 3, 0, 6, 7, 7, 6, 6, 8, 8, 7],
         codes: [1, 0, 0, 0, 7, 1, 0, 0, 4, 6, 1, 0, 3, 3, 2, 5, 2, 3, 2, 0])
     /// total_zeros for TotalCoeff 1...15 of 4x4 blocks (index TotalCoeff - 1).
-    static let totalZeros: [H264VLC] = (0..<15).map { H264VLC(lengths: zerosLengths[$0], codes: zerosCodes[$0]) }
+    private static let totalZeros: [H264VLC] = (0..<15).map { H264VLC(lengths: zerosLengths[$0], codes: zerosCodes[$0]) }
     /// total_zeros for TotalCoeff 1...3 of 2x2 chroma DC.
-    static let chromaDCTotalZeros: [H264VLC] = [
+    private static let chromaDCTotalZeros: [H264VLC] = [
         H264VLC(lengths: [1, 2, 3, 3], codes: [1, 1, 1, 0]),
         H264VLC(lengths: [1, 2, 2], codes: [1, 1, 0]),
         H264VLC(lengths: [1, 1], codes: [1, 0]),
     ]
     /// run_before for zerosLeft 1...6 and > 6 (index min(zerosLeft, 7) - 1).
-    static let runBefore: [H264VLC] = [
+    private static let runBefore: [H264VLC] = [
         H264VLC(lengths: [1, 1], codes: [1, 0]),
         H264VLC(lengths: [1, 2, 2], codes: [1, 1, 0]),
         H264VLC(lengths: [2, 2, 2, 2], codes: [3, 2, 1, 0]),

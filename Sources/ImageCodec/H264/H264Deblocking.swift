@@ -18,11 +18,21 @@ enum H264Deblocking {
     ]
 
     static func apply(_ f: H264Frame) {
+        // The tables as one local buffer: alpha, beta, tC0 (52 each), then QPc (52).
+        let t = UnsafeMutablePointer<Int32>.allocate(capacity: 4 * 52)
+        defer { t.deallocate() }
+        for i in 0..<52 {
+            t[i] = alpha[i]
+            t[52 + i] = beta[i]
+            t[104 + i] = tc0[i]
+            t[156 + i] = Int32(H264Tables.chromaQP[i])
+        }
+        let filters = f.sliceFilters
         let w = f.widthInMbs
         for addr in 0..<f.mbCount {
             let slice = Int(f.mbSlice[addr])
             guard slice >= 0 else { continue }
-            let filter = f.sliceFilters[slice]
+            let filter = filters[slice]
             guard filter.disable != 1 else { continue }
             let mbX = addr % w, mbY = addr / w
             let left = mbX > 0 && (filter.disable != 2 || f.mbSlice[addr - 1] == f.mbSlice[addr])
@@ -34,25 +44,25 @@ enum H264Deblocking {
             let ls = f.lumaStride
             let luma = f.luma + mbY * 16 * ls + mbX * 16
             let a = filter.alphaOffset, b = filter.betaOffset
-            if left { edge(luma, across: 1, along: ls, count: 16, strong: true, qp: (qp + qpLeft + 1) >> 1, a, b, chroma: false) }
+            if left { edge(luma, across: 1, along: ls, count: 16, strong: true, qp: (qp + qpLeft + 1) >> 1, a, b, chroma: false, t) }
             for x in stride(from: step, to: 16, by: step) {
-                edge(luma + x, across: 1, along: ls, count: 16, strong: false, qp: qp, a, b, chroma: false)
+                edge(luma + x, across: 1, along: ls, count: 16, strong: false, qp: qp, a, b, chroma: false, t)
             }
-            if top { edge(luma, across: ls, along: 1, count: 16, strong: true, qp: (qp + qpTop + 1) >> 1, a, b, chroma: false) }
+            if top { edge(luma, across: ls, along: 1, count: 16, strong: true, qp: (qp + qpTop + 1) >> 1, a, b, chroma: false, t) }
             for y in stride(from: step, to: 16, by: step) {
-                edge(luma + y * ls, across: ls, along: 1, count: 16, strong: false, qp: qp, a, b, chroma: false)
+                edge(luma + y * ls, across: ls, along: 1, count: 16, strong: false, qp: qp, a, b, chroma: false, t)
             }
             guard f.hasChroma else { continue }
             let cs = f.chromaStride
             for c in 0..<2 {
                 let offset = c == 0 ? filter.cbQPOffset : filter.crQPOffset
-                func qpc(_ q: Int) -> Int { H264Tables.chromaQP[max(0, min(51, q + offset))] }
+                func qpc(_ q: Int) -> Int { Int(t[156 + max(0, min(51, q + offset))]) }
                 let own = qpc(qp)
                 let plane = (c == 0 ? f.cb : f.cr) + mbY * 8 * cs + mbX * 8
-                if left { edge(plane, across: 1, along: cs, count: 8, strong: true, qp: (own + qpc(qpLeft) + 1) >> 1, a, b, chroma: true) }
-                edge(plane + 4, across: 1, along: cs, count: 8, strong: false, qp: own, a, b, chroma: true)
-                if top { edge(plane, across: cs, along: 1, count: 8, strong: true, qp: (own + qpc(qpTop) + 1) >> 1, a, b, chroma: true) }
-                edge(plane + 4 * cs, across: cs, along: 1, count: 8, strong: false, qp: own, a, b, chroma: true)
+                if left { edge(plane, across: 1, along: cs, count: 8, strong: true, qp: (own + qpc(qpLeft) + 1) >> 1, a, b, chroma: true, t) }
+                edge(plane + 4, across: 1, along: cs, count: 8, strong: false, qp: own, a, b, chroma: true, t)
+                if top { edge(plane, across: cs, along: 1, count: 8, strong: true, qp: (own + qpc(qpTop) + 1) >> 1, a, b, chroma: true, t) }
+                edge(plane + 4 * cs, across: cs, along: 1, count: 8, strong: false, qp: own, a, b, chroma: true, t)
             }
         }
     }
@@ -61,11 +71,11 @@ enum H264Deblocking {
     /// `across` steps from p0 to q0, `along` to the next line. `strong` is bS 4, else bS 3.
     @inline(__always)
     private static func edge(_ p: UnsafeMutablePointer<UInt8>, across: Int, along: Int, count: Int, strong: Bool,
-                             qp: Int, _ alphaOffset: Int, _ betaOffset: Int, chroma: Bool) {
+                             qp: Int, _ alphaOffset: Int, _ betaOffset: Int, chroma: Bool, _ t: UnsafeMutablePointer<Int32>) {
         let indexA = max(0, min(51, qp + alphaOffset)), indexB = max(0, min(51, qp + betaOffset))
-        let al = alpha[indexA], be = beta[indexB]
+        let al = t[indexA], be = t[52 &+ indexB]
         guard al != 0 && be != 0 else { return }
-        let t0 = tc0[indexA]
+        let t0 = t[104 &+ indexA]
         for i in 0..<count {
             let q = p + i &* along
             let p0 = Int32(q[-across]), q0 = Int32(q[0])

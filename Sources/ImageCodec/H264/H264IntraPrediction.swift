@@ -193,7 +193,7 @@ enum H264IntraPrediction {
 
     /// Chroma prediction (8.3.4) of a 4:2:0 8x8 block, mode 0 DC, 1 horizontal, 2 vertical, 3 plane.
     static func predictChroma(mode: Int, p: UnsafeMutablePointer<UInt8>, stride: Int, hasTop: Bool, hasLeft: Bool) {
-        let lumaMode = [2, 1, 0, 3][mode & 3]
+        let lumaMode = mode == 0 ? 2 : mode == 2 ? 0 : mode
         predictBlock(mode: lumaMode, size: 8, p: p, stride: stride, hasTop: hasTop, hasLeft: hasLeft, chroma: true)
     }
 

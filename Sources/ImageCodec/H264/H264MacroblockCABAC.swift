@@ -138,7 +138,7 @@ extension H264SliceDecoder {
                 continue
             }
             for i4 in 0..<4 {
-                let raster = H264Tables.blockRaster[b8 &* 4 &+ i4]
+                let raster = blockRaster[b8 &* 4 &+ i4]
                 let a = lumaCountLeft(raster).map { $0 > 0 ? 1 : 0 } ?? 1
                 let b = lumaCountAbove(raster).map { $0 > 0 ? 1 : 0 } ?? 1
                 let cat = kind == H264MbKind.intra16x16 ? 1 : 2

@@ -59,7 +59,7 @@ extension H264SliceDecoder {
             }
         } else {
             for blk in 0..<16 {
-                let raster = H264Tables.blockRaster[blk]
+                let raster = blockRaster[blk]
                 let predicted = predictedIntraMode(x4: raster & 3, y4: raster >> 2)
                 let rem = try next()
                 base[raster] = UInt8(rem < 0 ? predicted : rem < predicted ? rem : rem &+ 1)
@@ -107,7 +107,7 @@ extension H264SliceDecoder {
         for b8 in 0..<4 {
             guard cbp & (1 << b8) != 0 else { continue }
             for i4 in 0..<4 {
-                let raster = H264Tables.blockRaster[b8 &* 4 &+ i4]
+                let raster = blockRaster[b8 &* 4 &+ i4]
                 let n: Int
                 if kind == H264MbKind.intra16x16 {
                     n = try residualBlock(&r, nC: lumaNC(raster), maxCoeff: 15, out: coeff + raster &* 16,
@@ -157,13 +157,9 @@ extension H264SliceDecoder {
     /// `out[scan[k * stride]]`. Returns TotalCoeff.
     private func residualBlock(_ r: inout H264BitReader, nC: Int, maxCoeff: Int, out: UnsafeMutablePointer<Int32>,
                                scan: UnsafePointer<UInt8>, stride: Int) throws -> Int {
-        let table: H264VLC
-        if nC < 0 {
-            table = H264CAVLCTables.chromaDCToken
-        } else {
-            table = H264CAVLCTables.coeffToken[nC < 2 ? 0 : nC < 4 ? 1 : nC < 8 ? 2 : 3]
-        }
-        let token = try table.decode(&r)
+        let vlc = self.vlc
+        let index = nC < 0 ? H264CAVLCTables.chromaDCTokenIndex : nC < 2 ? 0 : nC < 4 ? 1 : nC < 8 ? 2 : 3
+        let token = try H264CAVLCTables.decode(vlc, index, &r)
         let total = token >> 2, trailingOnes = token & 3
         guard total > 0 else { return 0 }
         guard total <= maxCoeff else { throw ImageCodecError(.corrupt, "H.264 TotalCoeff \(total) exceeds \(maxCoeff)") }
@@ -192,15 +188,15 @@ extension H264SliceDecoder {
         }
         var zerosLeft = 0
         if total < maxCoeff {
-            zerosLeft = maxCoeff == 4 ? try H264CAVLCTables.chromaDCTotalZeros[total &- 1].decode(&r)
-                : try H264CAVLCTables.totalZeros[total &- 1].decode(&r)
+            let base = maxCoeff == 4 ? H264CAVLCTables.chromaDCTotalZerosIndex : H264CAVLCTables.totalZerosIndex
+            zerosLeft = try H264CAVLCTables.decode(vlc, base &+ total &- 1, &r)
             guard zerosLeft <= maxCoeff &- total else { throw ImageCodecError(.corrupt, "H.264 total_zeros out of range") }
         }
         var position = total &+ zerosLeft &- 1
         for i in 0..<total {
             out[Int(scan[position &* stride])] = levels[i]
             if i < total &- 1 && zerosLeft > 0 {
-                let run = try H264CAVLCTables.runBefore[min(zerosLeft, 7) &- 1].decode(&r)
+                let run = try H264CAVLCTables.decode(vlc, H264CAVLCTables.runBeforeIndex &+ min(zerosLeft, 7) &- 1, &r)
                 guard run <= zerosLeft else { throw ImageCodecError(.corrupt, "H.264 run_before out of range") }
                 zerosLeft &-= run
                 position &-= run &+ 1

@@ -2,15 +2,9 @@
 /// scaled and inverse-transformed residual added on top, block by block in decoding order
 /// (later 4x4 and 8x8 blocks predict from earlier ones).
 extension H264SliceDecoder {
-    /// Whether the 4x4 block at raster index r has its top-right neighbour decoded, when that
-    /// neighbour lies inside the macroblock or (y4 == 0) in the macroblock above, not above-right.
-    private static let topRightInside: [Bool] = (0..<16).map { r in
-        let x4 = r & 3, y4 = r >> 2
-        if x4 == 3 { return false }
-        if y4 == 0 { return true }
-        let order = H264Tables.blockRaster
-        return order.firstIndex(of: (y4 - 1) * 4 + x4 + 1)! < order.firstIndex(of: r)!
-    }
+    /// Bit r: the 4x4 block at raster index r has its top-right neighbour decoded when that
+    /// neighbour lies inside the macroblock, or (top row) in the macroblock above (6.4.11.4).
+    private static let topRightInside: UInt16 = 0x5757
 
     func reconstructMacroblock() {
         guard kind != H264MbKind.pcm else { return }
@@ -21,12 +15,12 @@ extension H264SliceDecoder {
         switch kind {
         case H264MbKind.intra4x4:
             for blk in 0..<16 {
-                let r = H264Tables.blockRaster[blk]
+                let r = blockRaster[blk]
                 let x4 = r & 3, y4 = r >> 2
                 let p = luma + (y4 &* 4 &* ls &+ x4 &* 4)
                 let hasLeft = x4 > 0 || availableA, hasTop = y4 > 0 || availableB
                 let hasCorner = x4 > 0 ? (y4 > 0 || availableB) : (y4 > 0 ? availableA : availableD)
-                let hasTopRight = y4 == 0 && x4 == 3 ? availableC : (H264SliceDecoder.topRightInside[r] && hasTop)
+                let hasTopRight = y4 == 0 && x4 == 3 ? availableC : (H264SliceDecoder.topRightInside >> r & 1 != 0 && hasTop)
                 H264IntraPrediction.loadEdges(edges, p, stride: ls, n: 4, hasTop: hasTop, hasTopRight: hasTopRight,
                                               hasLeft: hasLeft, hasCorner: hasCorner)
                 H264IntraPrediction.predictNxN(mode: Int(frame.modes[mbAddr &* 16 &+ r]), n: 4, edges: edges,
@@ -43,8 +37,8 @@ extension H264SliceDecoder {
                 let x8 = b8 & 1, y8 = b8 >> 1
                 let p = luma + (y8 &* 8 &* ls &+ x8 &* 8)
                 let hasLeft = x8 > 0 || availableA, hasTop = y8 > 0 || availableB
-                let hasCorner = [availableD, availableB, availableA, true][b8]
-                let hasTopRight = [availableB, availableC, true, false][b8]
+                let hasCorner = b8 == 0 ? availableD : b8 == 1 ? availableB : b8 == 2 ? availableA : true
+                let hasTopRight = b8 == 0 ? availableB : b8 == 1 ? availableC : b8 == 2
                 H264IntraPrediction.loadEdges(edges, p, stride: ls, n: 8, hasTop: hasTop, hasTopRight: hasTopRight,
                                               hasLeft: hasLeft, hasCorner: hasCorner)
                 H264IntraPrediction.filterEdges8x8(edges, hasTop: hasTop, hasLeft: hasLeft, hasCorner: hasCorner)

@@ -18,6 +18,10 @@ final class H264SliceDecoder {
     let states: UnsafeMutablePointer<UInt8>
     /// Scan tables: zig-zag 4x4 (16), zig-zag 8x8 (64), identity (16), as UInt8.
     let scans: UnsafeMutablePointer<UInt8>
+    /// `H264Tables.blockRaster` and `H264CAVLCTables.flat`, held here so that hot loops read
+    /// them without the lazy-global check of a static.
+    let blockRaster: UnsafeMutablePointer<Int>
+    let vlc: UnsafePointer<UInt32>
 
     /// Offsets in `coeff`.
     enum Coeff {
@@ -62,6 +66,9 @@ final class H264SliceDecoder {
         for i in 0..<16 { scans[Scan.zigzag4 + i] = UInt8(H264Tables.zigzag4[i]) }
         for i in 0..<64 { scans[Scan.zigzag8 + i] = UInt8(H264Tables.zigzag8[i]) }
         for i in 0..<16 { scans[Scan.identity + i] = UInt8(i) }
+        blockRaster = .allocate(capacity: 16)
+        blockRaster.initialize(from: H264Tables.blockRaster, count: 16)
+        vlc = H264CAVLCTables.flat
     }
 
     deinit {
@@ -71,6 +78,7 @@ final class H264SliceDecoder {
         levelScale8.deallocate()
         states.deallocate()
         scans.deallocate()
+        blockRaster.deallocate()
     }
 
     /// Decodes one I slice whose header has been read; `rbsp` holds the whole NAL payload.
