@@ -3,7 +3,7 @@ import Testing
 @testable import ImageCodec
 
 /// Decode time of an H.264 stream named by `H264_BENCH` (skipped without it): the fastest and
-/// median of 15 decodes in this process, to compare with ffmpeg (docs/h264.md).
+/// median of 15 decodes (or `H264_BENCH_RUNS`) in this process, to compare with ffmpeg (docs/h264.md).
 @Suite struct H264SpeedTests {
     @Test(.enabled(if: ProcessInfo.processInfo.environment["H264_BENCH"] != nil))
     func decodeTime() throws {
@@ -11,7 +11,8 @@ import Testing
         for path in paths {
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: String(path))))
             var times: [Double] = []
-            for _ in 0..<15 {
+            let runs = Int(ProcessInfo.processInfo.environment["H264_BENCH_RUNS"] ?? "") ?? 15
+            for _ in 0..<runs {
                 let start = ContinuousClock.now
                 _ = try H264Decoder.decodeAnnexB(bytes)
                 let d = ContinuousClock.now - start

@@ -176,8 +176,11 @@ extension H264SliceDecoder {
     /// sign of one block (7.3.5.3.3, 9.3.3.1.3): coefficient k goes to `out[scan[k]]`.
     /// Returns the number of non-zero coefficients (at least 1).
     @inline(__always)
-    private func residualBlock(_ e: inout HEVCCABACEngine, cat: Int, maxCoeff: Int, out: UnsafeMutablePointer<Int32>,
+    private func residualBlock(_ engine: inout HEVCCABACEngine, cat: Int, maxCoeff: Int, out: UnsafeMutablePointer<Int32>,
                                scan: UnsafePointer<UInt8>) -> Int {
+        // The engine in a local for the block's bins: kept in registers, not stored per bin.
+        var e = engine
+        defer { engine = e }
         let sig = states + H264SliceDecoder.significantBase[cat]
         let last = states + H264SliceDecoder.lastBase[cat]
         let positions = edges + H264IntraPrediction.edgeCount
