@@ -2,7 +2,7 @@ import Testing
 @testable import ImageCodec
 
 /// Posters: our HEVC decode of the poster sample against ffmpeg's first frame (MD5 of the
-/// planes), the RGB poster at every scale, positioned reads only, the H.264 hook, and the HLG
+/// planes), the RGB poster at every scale, positioned reads only, H.264 tracks, and the HLG
 /// tone mapping against a reference computed from the BT.2100 / BT.2390 formulas.
 @Suite struct VideoPosterTests {
     @Test(arguments: VideoFixtures.hevcClips)
@@ -81,15 +81,18 @@ import Testing
         #expect(abs(VideoToneMapper.pqToNits(0.50808) - 100) < 0.1)
     }
 
-    @Test func h264PostersWaitForTheDecoder() throws {
-        for name in ["h264.mp4", "h264.m4v", "h264.3gp"] {
-            do {
-                _ = try ImageCodec.decode(source: MemoryByteSource(try VideoFixtures.bytes(name)), scale: .eighth)
-                Issue.record("\(name) decoded")
-            } catch let e as ImageCodecError {
-                #expect(e == ImageCodecError(.unsupported, "H.264 posters need the H.264 decoder"))
-            }
-        }
+    /// H.264 tracks (MP4, M4V, 3GP) decode through our H.264 decoder to ffmpeg's first frame,
+    /// and the RGB poster comes out at every scale.
+    @Test(arguments: VideoFixtures.h264Clips)
+    func h264PosterPlanesMatchFFmpeg(_ clip: VideoFixtures.Entry) throws {
+        let bytes = try VideoFixtures.bytes(clip.file)
+        let demux = try MP4Demuxer(MemoryByteSource(bytes), limits: .default)
+        guard case .avc(let config) = demux.entry.coding else { Issue.record("not H.264"); return }
+        let picture = try H264Decoder.decode(parameterSets: config.parameterSets, data: try demux.readSample(MemoryByteSource(bytes))[...],
+                                             lengthSize: config.lengthSize)
+        #expect(WebPFixtures.md5(VideoFixtures.rawPlanes(picture)) == clip.md5)
+        let poster = try ImageCodec.decode(source: MemoryByteSource(bytes), scale: .half)
+        #expect(poster.bitmap.width == (picture.width + 1) / 2 && poster.info.video?.codec == "H.264")
     }
 }
 

@@ -34,6 +34,7 @@ enum VideoFixtures {
     }()
 
     static var hevcClips: [Entry] { manifest.filter { $0.file.hasPrefix("hevc") } }
+    static var h264Clips: [Entry] { manifest.filter { $0.file.hasPrefix("h264") } }
 
     /// The planes as ffmpeg's rawvideo writes them: 8-bit samples as bytes, deeper ones as
     /// little-endian 16-bit words; Y, then Cb, then Cr.

@@ -104,22 +104,16 @@ enum VideoPosterDecoder {
         return DecodedImage(bitmap: bitmap, info: info)
     }
 
-    // MARK: - H.264 (the lead replaces these two bodies when merging branch h264)
+    // MARK: - H.264
 
-    /// H.264 POSTER HOOK: replace the body with
-    /// `try H264Decoder.decode(parameterSets: config.parameterSets, data: data, lengthSize: config.lengthSize, limits: limits)`
-    /// once the H.264 decoder is merged.
+    /// The poster picture of an `avc1`/`avc3` track: our H.264 intra decoder (docs/h264.md).
     static func decodeH264(_ config: AVCConfiguration, data: ArraySlice<UInt8>, limits: DecodeLimits) throws -> HEVCPicture {
-        throw ImageCodecError(.unsupported, "H.264 posters need the H.264 decoder")
+        try H264Decoder.decode(parameterSets: config.parameterSets, data: data, lengthSize: config.lengthSize, limits: limits)
     }
 
-    /// H.264 PROBE HOOK: replace the body with
-    /// `try H264Decoder.streamInfo(parameterSets: config.parameterSets)` once the H.264 decoder
-    /// is merged. Until then the sample entry's size stands in (8-bit 4:2:0, what `avc1`
-    /// camera files are), so probes and pages work and only the decode is refused.
+    /// Size, chroma format, bit depth and colour description from the track's SPS; a track
+    /// whose SPS does not parse is refused as the decode would refuse it.
     static func h264StreamInfo(_ config: AVCConfiguration, entry: MP4SampleEntry) throws -> HEVCStreamInfo {
-        guard entry.width > 0, entry.height > 0 else { throw ImageCodecError(.corrupt, "'\(entry.format)' sample entry has no size") }
-        return HEVCStreamInfo(width: entry.width, height: entry.height, chromaFormat: .yuv420, bitDepthLuma: 8, bitDepthChroma: 8,
-                              profile: config.profile)
+        try H264Decoder.streamInfo(parameterSets: config.parameterSets)
     }
 }
