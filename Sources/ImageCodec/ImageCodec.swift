@@ -9,7 +9,9 @@ public enum ImageCodec {
         case .png: return try PNGDecoder.probe(bytes, limits: limits)
         case .heif: return try HEIFDecoder.probe(bytes, limits: limits)
         case .webp: return try WebPDecoder.probe(bytes, limits: limits)
-        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF or WebP file")
+        case .gif: return try GIFDecoder.probe(bytes, limits: limits)
+        case .tiff, .raw: return try probe(source: MemoryByteSource(bytes), limits: limits)
+        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF, WebP, GIF, TIFF or camera raw file")
         }
     }
 
@@ -29,7 +31,9 @@ public enum ImageCodec {
         case .png: return try PNGDecoder.decode(bytes, reduction: 8 / scale.numerator, limits: limits)
         case .heif: return try HEIFDecoder.decode(bytes, reduction: 8 / scale.numerator, limits: limits)
         case .webp: return try WebPDecoder.decode(bytes, reduction: 8 / scale.numerator, limits: limits)
-        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF or WebP file")
+        case .gif: return try GIFDecoder.decode(bytes, reduction: 8 / scale.numerator, limits: limits)
+        case .tiff, .raw: return try decode(source: MemoryByteSource(bytes), scale: scale, limits: limits, cmyk: cmyk)
+        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF, WebP, GIF, TIFF or camera raw file")
         }
     }
 
@@ -46,8 +50,58 @@ public enum ImageCodec {
         case .png: return try limits.check(PNGDecoder.memoryEstimate(bytes, reduction: 8 / scale.numerator, limits: limits))
         case .heif: return try limits.check(HEIFDecoder.memoryEstimate(bytes, reduction: 8 / scale.numerator, limits: limits))
         case .webp: return try limits.check(WebPDecoder.memoryEstimate(bytes, reduction: 8 / scale.numerator, limits: limits))
-        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF or WebP file")
+        case .gif: return try limits.check(GIFDecoder.memoryEstimate(bytes, reduction: 8 / scale.numerator, limits: limits))
+        case .tiff, .raw: return try memoryEstimate(source: MemoryByteSource(bytes), scale: scale, limits: limits)
+        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF, WebP, GIF, TIFF or camera raw file")
         }
+    }
+
+    /// `probe` for an original read through positioned reads: TIFFs and camera raws read
+    /// only their IFDs (a raw also its preview's header), every other format is read whole
+    /// (within `limits.maxInputBytes`) and probed as bytes.
+    public static func probe(source: ByteSource, limits: DecodeLimits = .default) throws -> ImageInfo {
+        switch try ImageFormat.sniff(source.read(offset: 0, count: min(source.size, 16))) {
+        case .tiff, .raw:
+            if let raw = try RawDecoder.open(source, limits: limits) { return try RawDecoder.probe(raw, source, limits: limits) }
+            return try TIFFDecoder.probe(TIFFContainer(source), limits: limits)
+        case .jpeg, .png, .heif, .webp, .gif: return try probe(wholeFile(source, limits), limits: limits)
+        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF, WebP, GIF, TIFF or camera raw file")
+        }
+    }
+
+    /// `decode` through positioned reads: a TIFF holds one block at a time, a raw only its
+    /// chosen preview; other formats are read whole.
+    public static func decode(source: ByteSource, scale: DecodeScale = .full, limits: DecodeLimits = .default,
+                              cmyk: ColourTransform? = nil) throws -> DecodedImage {
+        switch try ImageFormat.sniff(source.read(offset: 0, count: min(source.size, 16))) {
+        case .tiff, .raw:
+            if let raw = try RawDecoder.open(source, limits: limits) {
+                return try RawDecoder.decode(raw, source, scale: scale.numerator, limits: limits, cmyk: cmyk)
+            }
+            return try TIFFDecoder.decode(TIFFContainer(source), reduction: 8 / scale.numerator, limits: limits, cmyk: cmyk)
+        case .jpeg, .png, .heif, .webp, .gif: return try decode(wholeFile(source, limits), scale: scale, limits: limits, cmyk: cmyk)
+        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF, WebP, GIF, TIFF or camera raw file")
+        }
+    }
+
+    /// `memoryEstimate` through positioned reads. For a raw it includes the preview's bytes,
+    /// which the decode holds; for a TIFF the largest compressed block it reads.
+    public static func memoryEstimate(source: ByteSource, scale: DecodeScale = .full, limits: DecodeLimits = .default) throws -> Int {
+        switch try ImageFormat.sniff(source.read(offset: 0, count: min(source.size, 16))) {
+        case .tiff, .raw:
+            if let raw = try RawDecoder.open(source, limits: limits) {
+                return try limits.check(RawDecoder.memoryEstimate(raw, source, scale: scale.numerator, limits: limits))
+            }
+            return try limits.check(TIFFDecoder.memoryEstimate(TIFFContainer(source), reduction: 8 / scale.numerator, limits: limits))
+        case .jpeg, .png, .heif, .webp, .gif: return try memoryEstimate(wholeFile(source, limits), scale: scale, limits: limits)
+        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF, WebP, GIF, TIFF or camera raw file")
+        }
+    }
+
+    /// Every byte of `source`, within `limits.maxInputBytes`.
+    private static func wholeFile(_ source: ByteSource, _ limits: DecodeLimits) throws -> [UInt8] {
+        try limits.check(inputBytes: source.size)
+        return try source.read(offset: 0, count: source.size)
     }
 
     /// Decodes an embedded thumbnail (one of `probe(bytes).embeddedThumbnails`) at `scale` of
@@ -68,8 +122,6 @@ public enum ImageCodec {
         guard ImageFormat.sniff(bytes) == .heif else { throw ImageCodecError(.invalidArgument, "only HEIF files carry embedded thumbnails") }
         return try limits.check(HEIFDecoder.thumbnailMemoryEstimate(bytes, index: thumbnail.index, reduction: 8 / scale.numerator, limits: limits))
     }
-
-    /// Recognised formats whose decoders are still being written.
 
     /// The smallest reduction whose output is still at least `minWidth` × `minHeight` in stored
     /// orientation: what a thumbnail needs before an exact resample.

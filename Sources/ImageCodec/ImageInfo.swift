@@ -37,6 +37,16 @@ public struct ImageInfo: Sendable, Equatable {
     /// first, with the primary's aspect ratio (within 1 %). Decode one with
     /// `ImageCodec.decodeThumbnail` when it covers the size a render needs.
     public var embeddedThumbnails: [EmbeddedThumbnail] = []
+    /// What holds the pixels, when the format alone does not say: "TIFF · LZW · BigTIFF";
+    /// for raws the container and what is decoded: "Canon CR3 · embedded preview 6000×4000"
+    /// (a raw's `width` and `height` are its preview's, which is what `decode` returns).
+    /// nil for the other formats.
+    public var container: String?
+    /// Frames of an animation (GIF); 1 for a still. Only the first frame is ever decoded.
+    public var frameCount: Int = 1
+    /// Total display time of an animation in seconds (the sum of a GIF's frame delays),
+    /// nil for a still.
+    public var duration: Double?
 
     public init(format: ImageFormat, width: Int, height: Int, components: Int, hasAlpha: Bool,
                 bitDepth: Int, progressive: Bool, colorSpace: String, sampling: [String] = [],

@@ -7,11 +7,18 @@ import Glibc
 /// the catalog (which lists them) and the pipeline (which reads them).
 public enum ImageFiles {
     /// Formats with a decoder in this build.
-    static let served: Set<ImageFormat> = [.jpeg, .png, .heif, .webp]
+    static let served: Set<ImageFormat> = [.jpeg, .png, .heif, .webp, .gif, .tiff, .raw]
 
     /// File name endings (lowercase, with the dot) of the served formats: `.hif` is what
-    /// Canon and Sony cameras call their 10-bit HEIF files.
-    public static let extensions = [".jpg", ".jpeg", ".png", ".heic", ".heif", ".hif", ".webp"]
+    /// Canon and Sony cameras call their 10-bit HEIF files; the camera raws are shown through
+    /// their embedded JPEG previews.
+    public static let extensions = [".jpg", ".jpeg", ".png", ".heic", ".heif", ".hif", ".webp", ".gif", ".tif", ".tiff"]
+        + rawExtensions
+
+    /// Camera raw file name endings: Canon, Nikon, Sony, Adobe, Pentax, Olympus, Panasonic,
+    /// Samsung, Fujifilm, Hasselblad, Epson.
+    public static let rawExtensions = [".cr2", ".cr3", ".nef", ".nrw", ".arw", ".sr2", ".dng", ".pef", ".orf", ".rw2",
+                                       ".srw", ".raf", ".3fr", ".erf"]
 
     /// Whether the file's name ends in a served extension (any case), or else its first bytes
     /// are the signature of a served format (a photo saved without an extension).

@@ -64,6 +64,8 @@ public struct ImageFacts: Sendable, Equatable {
             if info.tileCount > 1 { parts.append("\(info.tileCount) tiles") }
             return parts.joined(separator: ", ")
         case .webp: return info.colorSpace == "RGB" ? "WebP, lossless" : "WebP"
+        case .gif: return info.frameCount > 1 ? "GIF, \(info.frameCount) frames" : "GIF"
+        case .tiff, .raw: return info.container ?? (info.format == .tiff ? "TIFF" : "camera raw")
         }
     }
 }

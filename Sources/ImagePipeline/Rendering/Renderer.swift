@@ -187,8 +187,9 @@ public enum Renderer {
 
     /// The upright, colour-converted `bitmap` encoded in the format `options` ask for.
     private static func encode(_ bitmap: Bitmap, mode: ResizeMode, colour: ColourPlan, options: RenderOptions) throws(PipelineError) -> RenderedImage {
-        // HEIF is read, never written: asking for it gets a JPEG (and says so in its type).
-        let format: ImageFormat = options.format.map { $0 == .heif ? .jpeg : $0 } ?? (bitmap.hasTransparency ? .png : .jpeg)
+        // HEIF, GIF, TIFF and raws are read, never written: asking for one gets a JPEG (and says so in its type).
+        let format: ImageFormat = options.format.map { [.heif, .gif, .tiff, .raw].contains($0) ? .jpeg : $0 }
+            ?? (bitmap.hasTransparency ? .png : .jpeg)
         var encoded: [UInt8]
         var sent = format
         switch format {
@@ -197,7 +198,7 @@ public enum Renderer {
         case .webp:
             (encoded, sent) = try encodeWebP(bitmap, quality: options.webpQuality.map { min(100, max(0, $0)) },
                                              jpegQuality: min(100, max(1, options.jpegQuality)), iccProfile: colour.outputProfile)
-        case .jpeg, .heif:
+        case .jpeg, .heif, .gif, .tiff, .raw:
             let opaque: Bitmap
             switch bitmap.layout {
             case .grayAlpha: opaque = bitmap.converted(to: .gray)
