@@ -1,3 +1,4 @@
+import ImageCodec
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -42,6 +43,33 @@ enum LocalSource {
             throw .originFailed("\(path): unreadable or larger than \(maxBytes) bytes")
         }
         return bytes
+    }
+
+    /// The file open for positioned reads when it is a TIFF or a camera raw (formats whose
+    /// decode needs a small part of a large file), else nil. Such files are not bound by
+    /// `maxOriginBytes`: they are never held whole.
+    static func openPositioned(_ path: String) throws(PipelineError) -> (FileByteSource, ImageFormat)? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .sourceNotAllowed("\(path): \(String(cString: strerror(errno)))") }
+        let file = try FileByteSource(fd: fd)
+        guard let head = try? file.read(offset: 0, count: min(16, file.size)),
+              let format = ImageFormat.sniff(head), format == .tiff || format == .raw else { return nil }
+        return (file, format)
+    }
+
+    /// The content version of a file read in 1 MiB chunks (none of them kept).
+    static func hash(_ file: FileByteSource, path: String) throws(PipelineError) -> String {
+        let hasher = ContentHasher()
+        var offset = 0
+        while offset < file.size {
+            let count = min(1 << 20, file.size - offset)
+            guard let chunk = try? file.read(offset: offset, count: count) else {
+                throw .originFailed("\(path): unreadable at \(offset)")
+            }
+            chunk.withUnsafeBytes { hasher.update($0) }
+            offset += count
+        }
+        return ContentHasher.versionText(hasher.finalize())
     }
 
     /// Reads an open file to its end into an array sized by fstat; nil on error or when the

@@ -233,7 +233,7 @@ public final class ImagePipeline: Sendable {
             let source = try engine.source(url)
             let o = try engine.original(source)
             engine.countServed(source)
-            return OriginalImage(bytes: o.bytes, contentType: o.format.mimeType)
+            return OriginalImage(bytes: try o.wholeBytes(), contentType: o.format.mimeType)
         }
     }
 

@@ -18,6 +18,15 @@ struct Original: Sendable {
     var version: String
     /// True when the bytes came from the disk cache (so a decode failure may mean corruption).
     var fromDiskCache: Bool
+    /// Local TIFFs and camera raws: the open file, read with positioned reads (a raw's IFDs
+    /// and preview, a TIFF's blocks one at a time); `bytes` is then empty.
+    var file: ByteSource? = nil
+
+    /// The whole original: `bytes`, or all of `file` (for serving the original itself).
+    func wholeBytes() throws(PipelineError) -> [UInt8] {
+        guard let file else { return bytes }
+        return try Renderer.codec { try file.read(offset: 0, count: file.size) }
+    }
 }
 
 /// The request flow behind `ImagePipeline`: versions, the two caches, coalescing, admission
@@ -131,6 +140,14 @@ final class PipelineEngine: Sendable {
 
     private func readLocal(_ path: String) throws(PipelineError) -> Original {
         let before = try LocalSource.stamp(path)
+        if let (file, format) = try LocalSource.openPositioned(path) {
+            var version: String
+            if let known = knownVersion(.local(path)) { version = known } else { version = try LocalSource.hash(file, path: path) }
+            if let after = try? LocalSource.stamp(path), after == before, after.size == file.size {
+                localVersions.set(LocalVersion(stamp: after, version: version), for: path)
+            }
+            return Original(bytes: [], format: format, version: version, fromDiskCache: false, file: file)
+        }
         let bytes = try LocalSource.read(path, maxBytes: configuration.maxOriginBytes)
         guard let format = ImageFormat.sniff(bytes) else { throw .notAnImage("\(path) is not an image format we read") }
         let version = Self.version(of: bytes)
@@ -252,7 +269,12 @@ final class PipelineEngine: Sendable {
                                     limits: limits, colour: configuration.colour)
         options.webpQuality = configuration.webpQuality
         if format == .webp { options.format = .webp }
-        let t = try Renderer.render(original.bytes, mode: spec.mode, options: options, budget: budget)
+        let t: RenderOutcome
+        if let file = original.file {
+            t = try Renderer.render(source: file, modes: [spec.mode], options: options, budget: budget)[0]
+        } else {
+            t = try Renderer.render(original.bytes, mode: spec.mode, options: options, budget: budget)
+        }
         for warning in t.warnings { configuration.log("render \(original.version) \(spec): \(warning)") }
         if t.passthrough {
             metrics.add(.passthroughs)
@@ -273,7 +295,10 @@ final class PipelineEngine: Sendable {
         if let known = infos[key] { return known }
         let original: Original
         if let preloaded { original = preloaded } else { original = try self.original(source) }
-        let info = try Renderer.codec { try ImageCodec.probe(original.bytes, limits: configuration.decodeLimits) }
+        let info = try Renderer.codec {
+            try original.file.map { try ImageCodec.probe(source: $0, limits: configuration.decodeLimits) }
+                ?? ImageCodec.probe(original.bytes, limits: configuration.decodeLimits)
+        }
         infos.set(info, for: key)
         return info
     }

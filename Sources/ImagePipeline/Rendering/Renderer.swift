@@ -99,8 +99,22 @@ public enum Renderer {
     /// `render(_:modes:options:)` under `budget` (see the single-mode form).
     static func render(_ bytes: consuming [UInt8], modes: [ResizeMode], options: RenderOptions,
                        budget: DecodeMemoryBudget) throws(PipelineError) -> [RenderOutcome] {
+        try render(RenderInput.bytes(consume bytes), modes: modes, options: options, budget: budget)
+    }
+
+    /// `render` of an original read through positioned reads (a local TIFF or camera raw):
+    /// only its IFDs and the blocks or preview the decode needs are read, never the whole file.
+    static func render(source: ByteSource, modes: [ResizeMode], options: RenderOptions,
+                       budget: DecodeMemoryBudget) throws(PipelineError) -> [RenderOutcome] {
+        try render(RenderInput.source(source), modes: modes, options: options, budget: budget)
+    }
+
+    /// The render of either input; bytes are released once decoded.
+    private static func render(_ given: consuming RenderInput, modes: [ResizeMode], options: RenderOptions,
+                               budget: DecodeMemoryBudget) throws(PipelineError) -> [RenderOutcome] {
         guard !modes.isEmpty else { return [] }
-        let info = try codec { try ImageCodec.probe(bytes, limits: options.limits) }
+        var input = consume given
+        let info = try codec { try input.probe(limits: options.limits) }
         var colour = ColourStage.plan(for: info, output: options.colour)
         var plans: [ResizePlan] = []
         for mode in modes {
@@ -113,9 +127,10 @@ public enum Renderer {
 
         var outcomes = [RenderOutcome?](repeating: nil, count: modes.count)
         let naturalFormat: ImageFormat = info.hasAlpha && info.format == .png ? .png : .jpeg
-        if options.allowPassthrough, info.orientation == .up, info.format == (options.format ?? naturalFormat) {
+        if options.allowPassthrough, info.orientation == .up, info.format == (options.format ?? naturalFormat),
+           case .bytes(let bytes) = input {
             for (i, plan) in plans.enumerated() where plan.outputWidth == info.width && plan.outputHeight == info.height {
-                let image = RenderedImage(bytes: copy bytes, contentType: info.format.mimeType, width: info.width, height: info.height)
+                let image = RenderedImage(bytes: bytes, contentType: info.format.mimeType, width: info.width, height: info.height)
                 outcomes[i] = RenderOutcome(image: image, passthrough: true, decodeScale: nil, decodeSeconds: 0)
             }
         }
@@ -136,19 +151,15 @@ public enum Renderer {
         }
         let scale = decodeScale(for: source, width: coverWidth, height: coverHeight, headroom: options.decodeHeadroom)
 
-        let needed = try codec { [bytes] in
-            try thumbnail.map { try ImageCodec.thumbnailMemoryEstimate(bytes, $0, scale: scale, limits: options.limits) }
-                ?? ImageCodec.memoryEstimate(bytes, scale: scale, limits: options.limits)
-        }
+        let needed = try codec { [input] in try input.memoryEstimate(thumbnail: thumbnail, scale: scale, limits: options.limits) }
         var decodeSeconds = 0.0
         let resized = try budget.withReservation(needed) { () throws(PipelineError) -> [Bitmap] in
             let start = DispatchTime.now().uptimeNanoseconds
-            let decoded = try codec { [bytes] in
-                try thumbnail.map { try ImageCodec.decodeThumbnail(bytes, $0, scale: scale, limits: options.limits).bitmap }
-                    ?? ImageCodec.decode(bytes, scale: scale, limits: options.limits, cmyk: colour.cmyk).bitmap
+            let decoded = try codec { [input] in
+                try input.decode(thumbnail: thumbnail, scale: scale, limits: options.limits, cmyk: colour.cmyk)
             }
             decodeSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            bytes = []
+            input = .bytes([])
             var out: [Bitmap] = []
             for plan in stored {
                 out.append(try resample(decoded, plan: plan, source: source, scale: scale))
@@ -285,6 +296,37 @@ public enum Renderer {
             }
         } catch {
             throw .undecodable(String(describing: error))
+        }
+    }
+}
+
+/// What a render reads: the original's bytes in memory, or positioned reads of it.
+private enum RenderInput {
+    case bytes([UInt8])
+    case source(ByteSource)
+
+    func probe(limits: DecodeLimits) throws -> ImageInfo {
+        switch self {
+        case .bytes(let b): return try ImageCodec.probe(b, limits: limits)
+        case .source(let s): return try ImageCodec.probe(source: s, limits: limits)
+        }
+    }
+
+    func memoryEstimate(thumbnail: EmbeddedThumbnail?, scale: DecodeScale, limits: DecodeLimits) throws -> Int {
+        switch self {
+        case .bytes(let b):
+            return try thumbnail.map { try ImageCodec.thumbnailMemoryEstimate(b, $0, scale: scale, limits: limits) }
+                ?? ImageCodec.memoryEstimate(b, scale: scale, limits: limits)
+        case .source(let s): return try ImageCodec.memoryEstimate(source: s, scale: scale, limits: limits)
+        }
+    }
+
+    func decode(thumbnail: EmbeddedThumbnail?, scale: DecodeScale, limits: DecodeLimits, cmyk: ColourTransform?) throws -> Bitmap {
+        switch self {
+        case .bytes(let b):
+            return try thumbnail.map { try ImageCodec.decodeThumbnail(b, $0, scale: scale, limits: limits).bitmap }
+                ?? ImageCodec.decode(b, scale: scale, limits: limits, cmyk: cmyk).bitmap
+        case .source(let s): return try ImageCodec.decode(source: s, scale: scale, limits: limits, cmyk: cmyk).bitmap
         }
     }
 }
