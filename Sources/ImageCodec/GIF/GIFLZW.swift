@@ -58,8 +58,17 @@ enum GIFLZW {
                 out[o] = UInt8(truncatingIfNeeded: code)
                 length = 1
             } else if code < next {
-                length = min(lengths[code], capacity &- o)
-                (out + o).update(from: out + starts[code], count: length)
+                length = lengths[code]
+                let from = out + starts[code]
+                if length <= 16 && o &+ 16 <= capacity {
+                    // Two 8-byte moves instead of a memmove call (see `TIFFLZW`).
+                    let to = UnsafeMutableRawPointer(out + o)
+                    to.storeBytes(of: UnsafeRawPointer(from).loadUnaligned(as: UInt64.self), as: UInt64.self)
+                    to.storeBytes(of: UnsafeRawPointer(from + 8).loadUnaligned(as: UInt64.self), toByteOffset: 8, as: UInt64.self)
+                } else {
+                    length = min(length, capacity &- o)
+                    (out + o).update(from: from, count: length)
+                }
             } else if code == next && previous >= 0 {
                 length = min(prevLength &+ 1, capacity &- o)
                 let from = previous < clear ? -1 : starts[previous]

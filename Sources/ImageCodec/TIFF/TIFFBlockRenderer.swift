@@ -22,6 +22,7 @@ struct TIFFBlockRenderer {
         let band = UnsafeMutablePointer<UInt8>.allocate(capacity: reducer == nil ? 1 : l.width * bandRows * ch)
         defer { band.deallocate() }
         let count = plan.outWidth * plan.outHeight * ch
+        let direct = reducer == nil && !l.tiled && l.compression != 7 && converter.isIdentity
         var notes: [String] = []
         let pixels = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             // UInt8 needs no initialisation; the blocks cover every output pixel.
@@ -30,6 +31,13 @@ struct TIFFBlockRenderer {
             for by in 0..<l.blocksDown {
                 let y0 = by * l.blockHeight
                 let rows = min(l.blockHeight, l.height - y0)
+                if direct {
+                    // Strips whose samples already are output pixels decompress in place.
+                    let dst = out + y0 * l.width * ch
+                    try decodeBlock(by, into: dst, rows: rows, notes: &notes)
+                    converter.undoPredictor(dst, rows: rows, samples: l.samplesPerBlockPixel)
+                    continue
+                }
                 for bx in 0..<l.blocksAcross {
                     let x0 = bx * l.blockWidth
                     let cols = min(l.blockWidth, l.width - x0)

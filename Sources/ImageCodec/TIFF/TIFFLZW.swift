@@ -49,8 +49,19 @@ enum TIFFLZW {
                 length = 1
             } else if code < next {
                 // An entry's span ends at or before the output position where it was defined.
-                length = min(lengths[code], capacity &- o)
-                (out + o).update(from: out + starts[code], count: length)
+                length = lengths[code]
+                let from = out + starts[code]
+                if length <= 16 && o &+ 16 <= capacity {
+                    // Most codes are short: two 8-byte moves instead of a memmove call. Bytes
+                    // past `length` are scratch that later codes overwrite; the ones read for
+                    // the string all lie before `o`, so the first store cannot disturb them.
+                    let to = UnsafeMutableRawPointer(out + o)
+                    to.storeBytes(of: UnsafeRawPointer(from).loadUnaligned(as: UInt64.self), as: UInt64.self)
+                    to.storeBytes(of: UnsafeRawPointer(from + 8).loadUnaligned(as: UInt64.self), toByteOffset: 8, as: UInt64.self)
+                } else {
+                    length = min(length, capacity &- o)
+                    (out + o).update(from: from, count: length)
+                }
             } else if code == next && previous >= 0 {
                 // KwKwK: the previous string plus its own first byte.
                 length = min(prevLength &+ 1, capacity &- o)

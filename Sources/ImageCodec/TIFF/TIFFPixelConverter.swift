@@ -18,6 +18,13 @@ final class TIFFPixelConverter {
     private let planes: UnsafeMutablePointer<UInt8>
     private let grayScale: [UInt8]
 
+    /// Whether decompressed rows already are output rows (8-bit chunky gray or RGB without
+    /// alpha or extra samples), so that strips can be decompressed straight into the output.
+    var isIdentity: Bool {
+        layout.bitsPerSample == 8 && layout.planar == 1 && layout.alpha == .none && cmyk == nil &&
+            ((layout.colour == .minIsBlack && layout.samplesPerPixel == 1) || (layout.colour == .rgb && layout.samplesPerPixel == 3))
+    }
+
     /// Bytes of scratch `init` allocates.
     static func scratchBytes(_ l: TIFFImageLayout) -> Int {
         let samples = l.blockWidth * l.samplesPerPixel
@@ -42,13 +49,23 @@ final class TIFFPixelConverter {
         planes.deallocate()
     }
 
-    /// Undoes predictor 2 on every row of a decompressed block (`samples` per pixel in it).
-    func undoPredictor(_ block: UnsafeMutablePointer<UInt8>, rows: Int, samples: Int) {
+    /// Undoes predictor 2 on every row of a decompressed block (`samples` per pixel in it),
+    /// whose rows are `stride` bytes apart (the block's row size unless it sits in the output).
+    func undoPredictor(_ block: UnsafeMutablePointer<UInt8>, rows: Int, samples: Int, stride: Int? = nil) {
         guard layout.predictor == 2 else { return }
         let perRow = layout.blockWidth &* samples
         for r in 0..<rows {
-            let row = block + r &* layout.blockRowBytes
-            if layout.bitsPerSample == 8 {
+            let row = block + r &* (stride ?? layout.blockRowBytes)
+            if layout.bitsPerSample == 8 && samples == 3 {
+                // Running sums in registers: no store-to-load chain through memory.
+                var r = row[0], g = row[1], b = row[2]
+                var p = row + 3
+                for _ in 1..<layout.blockWidth {
+                    r &+= p[0]; g &+= p[1]; b &+= p[2]
+                    p[0] = r; p[1] = g; p[2] = b
+                    p += 3
+                }
+            } else if layout.bitsPerSample == 8 {
                 var i = samples
                 while i < perRow { row[i] &+= row[i &- samples]; i &+= 1 }
             } else {
