@@ -135,6 +135,24 @@ import Testing
         #expect(ContinuousClock.now - start < .seconds(1), "\(e.file) took \(ContinuousClock.now - start)")
     }
 
+    /// A CMYK TIFF with its profile goes through the device link the JPEG CMYK path uses,
+    /// close to lcms (tificc) and unlike the naive inversion.
+    @Test func cmykThroughItsProfile() throws {
+        let bytes = try Self.bytes("tiff_cmyk_icc.tif")
+        let info = try ImageCodec.probe(bytes)
+        #expect(info.colorSpace == "CMYK" && info.iccProfile != nil)
+        let transform = try #require(try ColourTransform.make(for: info))
+        #expect(transform.convertsCMYK)
+        let managed = try ImageCodec.decode(bytes, cmyk: transform).bitmap
+        let naive = try ImageCodec.decode(bytes).bitmap
+        let reference = try ImageCodec.decode(Self.bytes("tiff_cmyk_icc.tif.ref.png")).bitmap
+        func meanDifference(_ a: Bitmap) -> Double {
+            Double(zip(a.pixels, reference.pixels).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(a.pixels.count)
+        }
+        #expect(meanDifference(managed) < 3, "\(meanDifference(managed))")
+        #expect(meanDifference(naive) > meanDifference(managed))
+    }
+
     @Test func sniffsStillFormats() throws {
         #expect(ImageFormat.sniff(try Self.bytes("gif_basic.gif")) == .gif)
         #expect(ImageFormat.sniff(try Self.bytes("tiff_bigtiff_zip.tif")) == .tiff)
