@@ -153,6 +153,29 @@ import Testing
         #expect(meanDifference(naive) > meanDifference(managed))
     }
 
+    /// A raw's sensor data is never read: with 40 MB of it appended, probing and decoding a
+    /// raw read its IFDs and the chosen preview (about 30 KB here; RAF reads its JPEG header twice), nothing more.
+    @Test(arguments: ["raw_nef.nef", "raw_cr3.cr3", "raw_dng.dng", "raw_raf.raf"])
+    func rawsReadOnlyIFDsAndPreview(_ name: String) throws {
+        final class Counting: ByteSource, @unchecked Sendable {
+            let inner: MemoryByteSource
+            var read = 0
+            init(_ bytes: [UInt8]) { inner = MemoryByteSource(bytes) }
+            var size: Int { inner.size }
+            func read(offset: Int, count: Int) throws -> [UInt8] {
+                read += count
+                return try inner.read(offset: offset, count: count)
+            }
+        }
+        let bytes = try Self.bytes(name)
+        let source = Counting(bytes + [UInt8](repeating: 0x5A, count: 40 << 20))
+        _ = try ImageCodec.probe(source: source)
+        #expect(source.read < 2 * bytes.count, "probe read \(source.read) bytes")
+        source.read = 0
+        _ = try ImageCodec.decode(source: source, scale: .eighth)
+        #expect(source.read < 2 * bytes.count, "decode read \(source.read) bytes")
+    }
+
     @Test func sniffsStillFormats() throws {
         #expect(ImageFormat.sniff(try Self.bytes("gif_basic.gif")) == .gif)
         #expect(ImageFormat.sniff(try Self.bytes("tiff_bigtiff_zip.tif")) == .tiff)
