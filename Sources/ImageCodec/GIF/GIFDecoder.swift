@@ -39,6 +39,7 @@ enum GIFDecoder {
     static func info(_ s: GIFStructure, _ file: UnsafeBufferPointer<UInt8>, limits: DecodeLimits) throws -> ImageInfo {
         let canvas = s.canvas
         try limits.check(width: canvas.width, height: canvas.height)
+        try TIFFDecoder.checkWork(pixels: canvas.width * canvas.height, codedBytes: file.count, limits: limits, subject: "GIF")
         let f = s.frames[0]
         guard f.width > 0, f.height > 0 else { throw ImageCodecError(.corrupt, "GIF first frame is empty") }
         let covers = canvas.left == 0 && canvas.top == 0 && f.width == canvas.width && f.height == canvas.height

@@ -107,7 +107,13 @@ struct TIFFBlockRenderer {
             let end = tables[tables.count - 2] == 0xFF && tables[tables.count - 1] == 0xD9 ? tables.count - 2 : tables.count
             stream = Array(tables[0..<end]) + input[2...]
         }
-        let image = try JPEGDecoder.decode(stream, scale: 8, limits: limits)
+        // The block's JPEG may not claim more than the block (rounded up to whole MCUs): a
+        // tiny stream cannot make every tile a large decode.
+        var blockLimits = limits
+        let mcuWidth = (l.blockWidth + 15) / 16 * 16, mcuHeight = (l.blockHeight + 15) / 16 * 16
+        blockLimits.maxDimension = min(limits.maxDimension, max(mcuWidth, mcuHeight))
+        blockLimits.maxPixels = min(limits.maxPixels, mcuWidth * mcuHeight)
+        let image = try JPEGDecoder.decode(stream, scale: 8, limits: blockLimits)
         let bitmap = image.bitmap
         guard bitmap.channels == l.samplesPerPixel, bitmap.width >= min(l.blockWidth, l.width) else {
             throw ImageCodecError(.corrupt, "TIFF JPEG block is \(bitmap.width)x\(bitmap.height) \(bitmap.layout), the image wants \(l.samplesPerPixel) samples")

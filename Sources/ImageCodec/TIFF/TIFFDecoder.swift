@@ -21,6 +21,7 @@ enum TIFFDecoder {
         let info = try info(container, dir, layout, limits: limits)
         let plan = Plan(layout, reduction: reduction, fileSize: container.source.size)
         try limits.check(plan.memory)
+        try checkWork(pixels: layout.width * layout.height, codedBytes: plan.codedBytes, limits: limits, subject: "TIFF")
         var warnings: [String] = []
         let bitmap = try TIFFBlockRenderer(container: container, layout: layout, plan: plan, limits: limits,
                                            cmyk: cmyk).render(warnings: &warnings)
@@ -31,7 +32,23 @@ enum TIFFDecoder {
     static func memoryEstimate(_ container: TIFFContainer, reduction: Int, limits: DecodeLimits) throws -> DecodeMemoryEstimate {
         try PNGDecoder.checkReduction(reduction)
         let (_, layout) = try mainImage(container, limits: limits)
-        return Plan(layout, reduction: reduction, fileSize: container.source.size).memory
+        let plan = Plan(layout, reduction: reduction, fileSize: container.source.size)
+        try checkWork(pixels: layout.width * layout.height, codedBytes: plan.codedBytes, limits: limits, subject: "TIFF")
+        return plan.memory
+    }
+
+    /// The work bound HEIF grids use (`DecodeLimits.maxPixelsPerCodedByte`), applied to the
+    /// stored bytes of a TIFF's blocks or a GIF file: a few hundred bytes claiming 200 MP of
+    /// empty strips (or a 1×1 GIF frame on a 16k × 16k screen) would otherwise buy a second of
+    /// CPU each. Deflate's best ratio is about 1,000:1, LZW's about 2,700 pixels per byte, so
+    /// real files pass by far; anything up to `freeDecodedPixels` always passes.
+    static func checkWork(pixels: Int, codedBytes: Int, limits: DecodeLimits, subject: String) throws {
+        guard pixels > DecodeLimits.freeDecodedPixels else { return }
+        let (perBytes, o1) = max(0, limits.maxPixelsPerCodedByte).multipliedReportingOverflow(by: codedBytes)
+        let (allowed, o2) = DecodeLimits.freeDecodedPixels.addingReportingOverflow(perBytes)
+        guard o1 || o2 || pixels <= allowed else {
+            throw ImageCodecError(.limitExceeded, "\(subject) of \(pixels) pixels from \(codedBytes) bytes of data exceeds \(limits.maxPixelsPerCodedByte) pixels per byte")
+        }
     }
 
     /// The first image that is not a reduced-resolution copy (NewSubfileType bit 0, or the old
@@ -65,12 +82,15 @@ enum TIFFDecoder {
         let memory: DecodeMemoryEstimate
         /// Largest compressed block read, clipped to the file.
         let maxBlockInput: Int
+        /// Stored bytes of all blocks, each clipped to the file (for the work bound).
+        let codedBytes: Int
 
         init(_ l: TIFFImageLayout, reduction: Int, fileSize: Int) {
             self.reduction = reduction
             outWidth = (l.width + reduction - 1) / reduction
             outHeight = (l.height + reduction - 1) / reduction
             maxBlockInput = min(l.byteCounts.max() ?? 0, fileSize)
+            codedBytes = l.byteCounts.reduce(0) { $0 + min(max(0, $1), fileSize) }
             let ch = l.layout.channels
             var m = DecodeMemoryEstimate("TIFF \(l.width)x\(l.height) at \(8 / reduction)/8")
             m.add("output", outWidth, outHeight, ch)

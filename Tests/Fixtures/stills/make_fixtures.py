@@ -308,6 +308,12 @@ open('bad_tiff_huge.tif', 'wb').write(tiff_strip(65536, 65536, b'\0' * 64))
 manifest.append('bad_tiff_huge.tif error 0 0 - kind=limitExceeded')
 open('bad_tiff_huge_pixels.tif', 'wb').write(tiff_strip(60000, 60000, b'\0' * 64))
 manifest.append('bad_tiff_huge_pixels.tif error 0 0 - kind=limitExceeded')
+# 240 MP of empty strips from a few hundred bytes: over the pixels-per-coded-byte work bound.
+t = rw.TIFFBuilder('<')
+t.ifd('ifd0', [(256, 4, [20000]), (257, 4, [12000]), (258, 3, [8]), (259, 3, [8]), (262, 3, [1]), (278, 4, [16]),
+               (273, 4, [8] * 750), (279, 4, [0] * 750)])
+open('bad_tiff_empty_strips.tif', 'wb').write(t.build())
+manifest.append('bad_tiff_empty_strips.tif error 0 0 - kind=limitExceeded')
 # Strip offset past the end of the file.
 t = rw.TIFFBuilder('<')
 t.ifd('ifd0', [(256, 4, [8]), (257, 4, [8]), (258, 3, [8]), (259, 3, [1]), (262, 3, [1]), (273, 4, [1 << 30]), (279, 4, [64])])
@@ -337,6 +343,11 @@ manifest.append('bad_gif_code_size.gif error 0 0 - kind=corrupt')
 code = (300 << 9) | 256
 open('bad_gif_bad_code.gif', 'wb').write(gif(8, 8, code.to_bytes(3, 'little')))
 manifest.append('bad_gif_bad_code.gif error 0 0 - kind=corrupt')
+# A 1x1 first frame on a 16000x16000 screen: 256 MP of canvas from 800 bytes.
+g = bytearray(gif(1, 1, b'\x4c\x01'))
+struct.pack_into('<HH', g, 6, 16000, 16000)
+open('bad_gif_big_canvas.gif', 'wb').write(g)
+manifest.append('bad_gif_big_canvas.gif error 0 0 - kind=limitExceeded')
 open('bad_gif_huge.gif', 'wb').write(gif(65535, 65535, b'\x00'))
 manifest.append('bad_gif_huge.gif error 0 0 - kind=limitExceeded')
 
