@@ -133,8 +133,8 @@ struct TIFFContainer {
     /// The first integer value of `tag`, or nil.
     func integer(_ dir: TIFFDirectory, _ tag: Int) throws -> Int? {
         guard let e = dir.entries[tag], e.count >= 1, [1, 3, 4, 13, 16, 18].contains(e.type),
-              let size = TIFFContainer.typeSize(e.type), size <= e.field.count else { return nil }
-        return TIFFContainer.int(e.field, 0, size, little)
+              let size = TIFFContainer.typeSize(e.type), let bytes = try leadingValueBytes(e, count: 1) else { return nil }
+        return TIFFContainer.int(bytes, 0, size, little)
     }
 
     /// ASCII text of `tag` up to its first NUL (at most 256 bytes).

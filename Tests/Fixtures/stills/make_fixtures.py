@@ -139,6 +139,17 @@ img.save('tiff_icc_exif.tif', compression='tiff_lzw', icc_profile=icc)
 run('exiftool', '-q', '-overwrite_original', '-Make=Epson', '-Model=Perfection V600', '-ExposureTime=1/125',
     '-FNumber=2.8', '-DateTimeOriginal=2023:01:02 03:04:05', 'tiff_icc_exif.tif')
 record('tiff_icc_exif.tif', 'exact', img, icc=len(icc), make='Epson', exposure='1/125')
+# libvips writes SampleFormat as three SHORTs stored out of line; JPEG pyramids.
+run('vips', 'tiffsave', '_base.png', 'tiff_vips_lzw.tif', '--compression', 'lzw', '--predictor', 'horizontal')
+record('tiff_vips_lzw.tif', 'exact', img)
+run('vips', 'tiffsave', '_base.png', 'tiff_vips_jpeg_pyramid.tif', '--compression', 'jpeg', '--tile', '--pyramid',
+    '--tile-width', '32', '--tile-height', '32')
+record('tiff_vips_jpeg_pyramid.tif', 'exact', Image.open('tiff_vips_jpeg_pyramid.tif'))
+# 16-bit gray: Pillow's I;16 conversion clips, so the reference is the high bytes.
+run('/usr/bin/convert', '_base.png', '-colorspace', 'gray', '-depth', '16', 'tiff_gray16.tif')
+g16 = Image.open('tiff_gray16.tif')
+raw16 = g16.tobytes()
+record('tiff_gray16.tif', 'exact', Image.frombytes('L', g16.size, bytes(raw16[i + 1] for i in range(0, len(raw16), 2))))
 big_endian = img.copy()
 run('tiffcp', '-B', '-c', 'lzw:2', 'tiff_rgb_none.tif', 'tiff_bigendian_lzw.tif')
 record('tiff_bigendian_lzw.tif', 'exact', img)
