@@ -11,9 +11,10 @@ public struct ImageInfo: Sendable, Equatable {
     public var hasAlpha: Bool
     /// Bits per sample as stored (8 for JPEG; 1-16 for PNG; HEIF luma 8-16, decoded to 8).
     public var bitDepth: Int
-    /// JPEG: progressive (SOF2). PNG: Adam7 interlaced.
+    /// JPEG: progressive (SOF2). PNG: Adam7 interlaced. GIF: the first frame is interlaced.
     public var progressive: Bool
     /// JPEG: "YCbCr", "Gray", "RGB", "CMYK" or "YCCK". PNG: "Gray", "GrayAlpha", "RGB", "RGBA", "Palette".
+    /// GIF: "Palette". TIFF: "Gray", "GrayAlpha", "RGB", "RGBA", "Palette", "CMYK". Raws: their preview JPEG's.
     public var colorSpace: String
     /// JPEG sampling factors per component, such as ["2x2", "1x1", "1x1"]; HEIF the chroma
     /// format, one of ["4:2:0"], ["4:2:2"], ["4:4:4"], ["4:0:0"]; empty for PNG.

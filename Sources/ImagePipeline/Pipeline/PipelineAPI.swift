@@ -233,7 +233,9 @@ public final class ImagePipeline: Sendable {
             let source = try engine.source(url)
             let o = try engine.original(source)
             engine.countServed(source)
-            return OriginalImage(bytes: try o.wholeBytes(), contentType: o.format.mimeType)
+            // Raws are never bound by maxOriginBytes for renders; a download holds them whole.
+            let cap = max(configuration.maxOriginBytes, configuration.decodeLimits.maxInputBytes)
+            return OriginalImage(bytes: try o.wholeBytes(maxBytes: cap), contentType: o.format.mimeType)
         }
     }
 

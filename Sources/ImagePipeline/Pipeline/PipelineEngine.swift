@@ -22,9 +22,11 @@ struct Original: Sendable {
     /// and preview, a TIFF's blocks one at a time); `bytes` is then empty.
     var file: ByteSource? = nil
 
-    /// The whole original: `bytes`, or all of `file` (for serving the original itself).
-    func wholeBytes() throws(PipelineError) -> [UInt8] {
+    /// The whole original: `bytes`, or all of `file` up to `maxBytes` (for serving the
+    /// original itself, the one time a positioned original is read whole).
+    func wholeBytes(maxBytes: Int) throws(PipelineError) -> [UInt8] {
         guard let file else { return bytes }
+        guard file.size <= maxBytes else { throw .originFailed("original of \(file.size) bytes is larger than \(maxBytes) bytes") }
         return try Renderer.codec { try file.read(offset: 0, count: file.size) }
     }
 }
