@@ -21,6 +21,8 @@ let package = Package(
         .executable(name: "fuzz-icc", targets: ["fuzz-icc"]),
         .executable(name: "fuzz-heic", targets: ["fuzz-heic"]),
         .executable(name: "fuzz-mp4", targets: ["fuzz-mp4"]),
+        .executable(name: "fuzz-gif", targets: ["fuzz-gif"]),
+        .executable(name: "fuzz-tiff", targets: ["fuzz-tiff"]),
         .executable(name: "fuzz-request", targets: ["fuzz-request"]),
     ],
     targets: [
@@ -46,6 +48,8 @@ let package = Package(
         .executableTarget(name: "fuzz-icc", dependencies: ["ImageCodec"], path: "Sources/Fuzz/fuzz-icc"),
         .executableTarget(name: "fuzz-heic", dependencies: ["ImageFuzzChecks"], path: "Sources/Fuzz/fuzz-heic"),
         .executableTarget(name: "fuzz-mp4", dependencies: ["ImageFuzzChecks"], path: "Sources/Fuzz/fuzz-mp4"),
+        .executableTarget(name: "fuzz-gif", dependencies: ["ImageFuzzChecks"], path: "Sources/Fuzz/fuzz-gif"),
+        .executableTarget(name: "fuzz-tiff", dependencies: ["ImageFuzzChecks"], path: "Sources/Fuzz/fuzz-tiff"),
         .executableTarget(name: "fuzz-request", dependencies: ["Gallery", "ImagePipeline"], path: "Sources/Fuzz/fuzz-request"),
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "ImageFuzzChecks"]),
         .testTarget(name: "ImagePipelineTests", dependencies: ["ImagePipeline", "ImageCodec"]),

@@ -10,7 +10,9 @@ public enum ImageCodec {
         case .heif: return try HEIFDecoder.probe(bytes, limits: limits)
         case .webp: return try WebPDecoder.probe(bytes, limits: limits)
         case .video: return try VideoPosterDecoder.probe(MemoryByteSource(bytes), limits: limits)
-        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF, WebP or movie file")
+        case .gif: return try GIFDecoder.probe(bytes, limits: limits)
+        case .tiff, .raw: return try probe(source: MemoryByteSource(bytes), limits: limits)
+        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF, WebP, GIF, TIFF, camera raw or movie file")
         }
     }
 
@@ -31,7 +33,9 @@ public enum ImageCodec {
         case .heif: return try HEIFDecoder.decode(bytes, reduction: 8 / scale.numerator, limits: limits)
         case .webp: return try WebPDecoder.decode(bytes, reduction: 8 / scale.numerator, limits: limits)
         case .video: return try VideoPosterDecoder.decode(MemoryByteSource(bytes), reduction: 8 / scale.numerator, limits: limits)
-        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF, WebP or movie file")
+        case .gif: return try GIFDecoder.decode(bytes, reduction: 8 / scale.numerator, limits: limits)
+        case .tiff, .raw: return try decode(source: MemoryByteSource(bytes), scale: scale, limits: limits, cmyk: cmyk)
+        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF, WebP, GIF, TIFF, camera raw or movie file")
         }
     }
 
@@ -49,7 +53,9 @@ public enum ImageCodec {
         case .heif: return try limits.check(HEIFDecoder.memoryEstimate(bytes, reduction: 8 / scale.numerator, limits: limits))
         case .webp: return try limits.check(WebPDecoder.memoryEstimate(bytes, reduction: 8 / scale.numerator, limits: limits))
         case .video: return try limits.check(VideoPosterDecoder.memoryEstimate(MemoryByteSource(bytes), reduction: 8 / scale.numerator, limits: limits))
-        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF, WebP or movie file")
+        case .gif: return try limits.check(GIFDecoder.memoryEstimate(bytes, reduction: 8 / scale.numerator, limits: limits))
+        case .tiff, .raw: return try memoryEstimate(source: MemoryByteSource(bytes), scale: scale, limits: limits)
+        case nil: throw ImageCodecError(.notAnImage, "not a JPEG, PNG, HEIF, WebP, GIF, TIFF, camera raw or movie file")
         }
     }
 
@@ -71,8 +77,6 @@ public enum ImageCodec {
         guard ImageFormat.sniff(bytes) == .heif else { throw ImageCodecError(.invalidArgument, "only HEIF files carry embedded thumbnails") }
         return try limits.check(HEIFDecoder.thumbnailMemoryEstimate(bytes, index: thumbnail.index, reduction: 8 / scale.numerator, limits: limits))
     }
-
-    /// Recognised formats whose decoders are still being written.
 
     /// The smallest reduction whose output is still at least `minWidth` × `minHeight` in stored
     /// orientation: what a thumbnail needs before an exact resample.

@@ -1,6 +1,7 @@
 /// `ImageCodec` over a `ByteSource`: the entry points for originals that may be far larger
 /// than what decoding them needs. A movie reads its `moov` and one sample with positioned
-/// reads; every still format reads the whole source (after checking its size against
+/// reads, a TIFF its IFDs and one block at a time, a camera raw its IFDs and the chosen
+/// preview; every other format reads the whole source (after checking its size against
 /// `limits.maxInputBytes`) and goes through the byte-array API.
 extension ImageCodec {
     /// The format of `source`, from its first `ImageFormat.sniffBytes` bytes.
@@ -10,28 +11,44 @@ extension ImageCodec {
 
     /// `probe(_:limits:)` for a source.
     public static func probe(source: ByteSource, limits: DecodeLimits = .default) throws -> ImageInfo {
-        if try sniff(source: source) == .video { return try VideoPosterDecoder.probe(source, limits: limits) }
-        return try probe(try wholeSource(source, limits: limits), limits: limits)
+        switch try sniff(source: source) {
+        case .video: return try VideoPosterDecoder.probe(source, limits: limits)
+        case .tiff, .raw:
+            if let raw = try RawDecoder.open(source, limits: limits) { return try RawDecoder.probe(raw, source, limits: limits) }
+            return try TIFFDecoder.probe(TIFFContainer(source), limits: limits)
+        default: return try probe(try wholeSource(source, limits: limits), limits: limits)
+        }
     }
 
     /// `decode(_:scale:limits:cmyk:)` for a source. A movie gives its poster (stored
     /// orientation, like every decode here).
     public static func decode(source: ByteSource, scale: DecodeScale = .full, limits: DecodeLimits = .default,
                               cmyk: ColourTransform? = nil) throws -> DecodedImage {
-        if try sniff(source: source) == .video {
-            return try VideoPosterDecoder.decode(source, reduction: 8 / scale.numerator, limits: limits)
+        switch try sniff(source: source) {
+        case .video: return try VideoPosterDecoder.decode(source, reduction: 8 / scale.numerator, limits: limits)
+        case .tiff, .raw:
+            if let raw = try RawDecoder.open(source, limits: limits) {
+                return try RawDecoder.decode(raw, source, scale: scale.numerator, limits: limits, cmyk: cmyk)
+            }
+            return try TIFFDecoder.decode(TIFFContainer(source), reduction: 8 / scale.numerator, limits: limits, cmyk: cmyk)
+        default: return try decode(try wholeSource(source, limits: limits), scale: scale, limits: limits, cmyk: cmyk)
         }
-        return try decode(try wholeSource(source, limits: limits), scale: scale, limits: limits, cmyk: cmyk)
     }
 
     /// `memoryEstimate(_:scale:limits:)` for a source. For a movie the estimate includes the
-    /// input bytes the decode holds (the `moov` and the poster sample); for stills, as in the
+    /// input bytes the decode holds (the `moov` and the poster sample), for a raw its preview's
+    /// bytes, for a TIFF the largest compressed block it reads; for other formats, as in the
     /// byte-array form, the input is the caller's and is not counted.
     public static func memoryEstimate(source: ByteSource, scale: DecodeScale = .full, limits: DecodeLimits = .default) throws -> Int {
-        if try sniff(source: source) == .video {
-            return try limits.check(VideoPosterDecoder.memoryEstimate(source, reduction: 8 / scale.numerator, limits: limits))
+        switch try sniff(source: source) {
+        case .video: return try limits.check(VideoPosterDecoder.memoryEstimate(source, reduction: 8 / scale.numerator, limits: limits))
+        case .tiff, .raw:
+            if let raw = try RawDecoder.open(source, limits: limits) {
+                return try limits.check(RawDecoder.memoryEstimate(raw, source, scale: scale.numerator, limits: limits))
+            }
+            return try limits.check(TIFFDecoder.memoryEstimate(TIFFContainer(source), reduction: 8 / scale.numerator, limits: limits))
+        default: return try memoryEstimate(try wholeSource(source, limits: limits), scale: scale, limits: limits)
         }
-        return try memoryEstimate(try wholeSource(source, limits: limits), scale: scale, limits: limits)
     }
 
     /// All of `source`, refused before reading when over `limits.maxInputBytes`.

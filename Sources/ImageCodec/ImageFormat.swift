@@ -9,6 +9,13 @@ public enum ImageFormat: String, Sendable, Equatable {
     /// A movie (MP4, QuickTime `.mov`, `.m4v`, 3GPP): decoded as its poster, the first sync
     /// picture (docs/video.md).
     case video
+    /// GIF87a / GIF89a; the first frame is decoded, the others counted.
+    case gif
+    /// TIFF and BigTIFF. Plain-TIFF-shaped raws (DNG, NEF, ARW, PEF, ...) sniff as TIFF and
+    /// are told apart by their IFDs (`ImageCodec.probe` reports them as `.raw`).
+    case tiff
+    /// A camera raw, read through its largest embedded JPEG preview (never demosaiced).
+    case raw
 
     /// The MIME type an HTTP response should carry.
     public var mimeType: String {
@@ -18,6 +25,9 @@ public enum ImageFormat: String, Sendable, Equatable {
         case .heif: return "image/heic"
         case .webp: return "image/webp"
         case .video: return "video/mp4"
+        case .gif: return "image/gif"
+        case .tiff: return "image/tiff"
+        case .raw: return "application/octet-stream"
         }
     }
 
@@ -37,7 +47,20 @@ public enum ImageFormat: String, Sendable, Equatable {
         if head.count >= 12, head[4...7].elementsEqual("ftyp".utf8), heifBrands.contains(String(decoding: head[8...11], as: UTF8.self)) {
             return .heif
         }
+        if head.count >= 12, head[4...7].elementsEqual("ftyp".utf8), head[8...11].elementsEqual("crx ".utf8) { return .raw }
+        if head.starts(with: "GIF87a".utf8) || head.starts(with: "GIF89a".utf8) { return .gif }
+        if head.starts(with: "FUJIFILMCCD-RAW".utf8) { return .raw }
         if MP4TopLevel.sniff(head) { return .video }
+        if head.count >= 8 {
+            let little = head[0] == 0x49 && head[1] == 0x49, big = head[0] == 0x4D && head[1] == 0x4D
+            let magic = little ? Int(head[2]) | Int(head[3]) << 8 : Int(head[2]) << 8 | Int(head[3])
+            guard little || big else { return nil }
+            // Olympus ORF ("IIRO", "IIRS", "MMOR") and Panasonic RW2 (0x55) change TIFF's 42.
+            if magic == 0x4F52 || magic == 0x5352 || magic == 0x55 { return .raw }
+            // Canon CR2: TIFF with "CR" and a version after the first IFD offset.
+            if magic == 42, head.count >= 10, head[8] == 0x43, head[9] == 0x52 { return .raw }
+            if magic == 42 || magic == 43 { return .tiff }
+        }
         return nil
     }
 

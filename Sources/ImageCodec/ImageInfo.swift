@@ -11,9 +11,10 @@ public struct ImageInfo: Sendable, Equatable {
     public var hasAlpha: Bool
     /// Bits per sample as stored (8 for JPEG; 1-16 for PNG; HEIF luma 8-16, decoded to 8).
     public var bitDepth: Int
-    /// JPEG: progressive (SOF2). PNG: Adam7 interlaced.
+    /// JPEG: progressive (SOF2). PNG: Adam7 interlaced. GIF: the first frame is interlaced.
     public var progressive: Bool
     /// JPEG: "YCbCr", "Gray", "RGB", "CMYK" or "YCCK". PNG: "Gray", "GrayAlpha", "RGB", "RGBA", "Palette".
+    /// GIF: "Palette". TIFF: "Gray", "GrayAlpha", "RGB", "RGBA", "Palette", "CMYK". Raws: their preview JPEG's.
     public var colorSpace: String
     /// JPEG sampling factors per component, such as ["2x2", "1x1", "1x1"]; HEIF the chroma
     /// format, one of ["4:2:0"], ["4:2:2"], ["4:4:4"], ["4:0:0"]; empty for PNG.
@@ -41,6 +42,16 @@ public struct ImageInfo: Sendable, Equatable {
     /// (the other fields describe the poster; `exif` carries the display matrix as
     /// `orientation`, and make, model, date and GPS from the movie's metadata).
     public var video: VideoInfo?
+    /// What holds the pixels, when the format alone does not say: "TIFF · LZW · BigTIFF";
+    /// for raws the container and what is decoded: "Canon CR3 · embedded preview 6000×4000"
+    /// (a raw's `width` and `height` are its preview's, which is what `decode` returns).
+    /// nil for the other formats.
+    public var container: String?
+    /// Frames of an animation (GIF); 1 for a still. Only the first frame is ever decoded.
+    public var frameCount: Int = 1
+    /// Total display time of an animation in seconds (the sum of a GIF's frame delays),
+    /// nil for a still.
+    public var duration: Double?
 
     public init(format: ImageFormat, width: Int, height: Int, components: Int, hasAlpha: Bool,
                 bitDepth: Int, progressive: Bool, colorSpace: String, sampling: [String] = [],

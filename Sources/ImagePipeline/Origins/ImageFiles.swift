@@ -7,12 +7,18 @@ import Glibc
 /// the catalog (which lists them) and the pipeline (which reads them).
 public enum ImageFiles {
     /// Formats with a decoder in this build.
-    static let served: Set<ImageFormat> = [.jpeg, .png, .heif, .webp, .video]
+    static let served: Set<ImageFormat> = [.jpeg, .png, .heif, .webp, .gif, .tiff, .raw, .video]
 
     /// File name endings (lowercase, with the dot) of the served formats: `.hif` is what
-    /// Canon and Sony cameras call their 10-bit HEIF files. Movies (`.mov`, `.mp4`, `.m4v`,
-    /// `.3gp`) are served as their posters (docs/video.md).
-    public static let extensions = [".jpg", ".jpeg", ".png", ".heic", ".heif", ".hif", ".webp", ".mov", ".mp4", ".m4v", ".3gp"]
+    /// Canon and Sony cameras call their 10-bit HEIF files; the camera raws are shown through
+    /// their embedded JPEG previews; movies are served as their posters (docs/video.md).
+    public static let extensions = [".jpg", ".jpeg", ".png", ".heic", ".heif", ".hif", ".webp", ".gif", ".tif", ".tiff"]
+        + rawExtensions + movieExtensions
+
+    /// Camera raw file name endings: Canon, Nikon, Sony, Adobe, Pentax, Olympus, Panasonic,
+    /// Samsung, Fujifilm, Hasselblad, Epson.
+    public static let rawExtensions = [".cr2", ".cr3", ".nef", ".nrw", ".arw", ".sr2", ".dng", ".pef", ".orf", ".rw2",
+                                       ".srw", ".raf", ".3fr", ".erf"]
 
     /// The movie endings among `extensions`.
     public static let movieExtensions = [".mov", ".mp4", ".m4v", ".3gp"]

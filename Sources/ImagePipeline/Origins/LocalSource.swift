@@ -44,16 +44,35 @@ enum LocalSource {
         return bytes
     }
 
-    /// The file opened for positioned reads when it is a movie (its first bytes sniff as
-    /// `.video`), else nil: movies are never read whole (they may be gigabytes), stills are.
-    static func openMovie(_ path: String, root: String?) throws(PipelineError) -> FileByteSource? {
-        let file = try LibraryFile(path: path, root: root)
-        let fd = dup(file.fd)
+    /// The file open for positioned reads when it is a movie, a TIFF or a camera raw (formats
+    /// whose decode needs a small part of a large file), else nil. Such files are not bound by
+    /// `maxOriginBytes`: they are never held whole (a movie may be gigabytes).
+    static func openPositioned(_ path: String, root: String?) throws(PipelineError) -> (FileByteSource, ImageFormat)? {
+        let opened = try LibraryFile(path: path, root: root)
+        let fd = dup(opened.fd)
         guard fd >= 0 else { throw .originFailed("\(path): \(String(cString: strerror(errno)))") }
-        let source = try FileByteSource(fd: fd)
-        guard let head = try? source.read(offset: 0, count: min(ImageFormat.sniffBytes, source.size)),
-              ImageFormat.sniff(head) == .video else { return nil }
-        return source
+        let file = try FileByteSource(fd: fd)
+        guard let head = try? file.read(offset: 0, count: min(ImageFormat.sniffBytes, file.size)),
+              let format = ImageFormat.sniff(head), positionedFormats.contains(format) else { return nil }
+        return (file, format)
+    }
+
+    /// Formats read with positioned reads instead of whole.
+    static let positionedFormats: Set<ImageFormat> = [.video, .tiff, .raw]
+
+    /// The content version of a file read in 1 MiB chunks (none of them kept).
+    static func hash(_ file: FileByteSource, path: String) throws(PipelineError) -> String {
+        let hasher = ContentHasher()
+        var offset = 0
+        while offset < file.size {
+            let count = min(1 << 20, file.size - offset)
+            guard let chunk = try? file.read(offset: offset, count: count) else {
+                throw .originFailed("\(path): unreadable at \(offset)")
+            }
+            chunk.withUnsafeBytes { hasher.update($0) }
+            offset += count
+        }
+        return ContentHasher.versionText(hasher.finalize())
     }
 
     /// The content version of a movie: the first 12 hex digits of SHA-256 over "movie", the

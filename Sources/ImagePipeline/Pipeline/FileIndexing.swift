@@ -64,7 +64,13 @@ public enum FileIndexing {
         let fd = file.fd
         let before = FileStamp(file.status)
         if let movie = try movie(fd: fd, path: path, stamp: before, limits: limits) { return movie }
-        guard before.size <= maxBytes else { throw .originFailed("\(path): larger than \(maxBytes) bytes") }
+        // TIFFs and raws are read with positioned reads when rendered, never whole: the size
+        // limit (which bounds what a render holds) does not apply to them.
+        var peek = [UInt8](repeating: 0, count: 16)
+        let peeked = peek.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, 16, 0) }
+        let positioned = peeked > 0 && [ImageFormat.tiff, .raw].contains(ImageFormat.sniff(peek[0..<peeked]))
+        let limit = positioned ? Int.max : maxBytes
+        guard before.size <= limit else { throw .originFailed("\(path): larger than \(maxBytes) bytes") }
 
         let hasher = ContentHasher()
         var head: [UInt8] = []
@@ -80,7 +86,7 @@ public enum FileIndexing {
             hasher.update(chunk)
             if head.count < bufferBytes { head.append(contentsOf: chunk.prefix(bufferBytes - head.count)) }
             total += n
-            guard total <= maxBytes else { throw .originFailed("\(path): larger than \(maxBytes) bytes") }
+            guard total <= limit else { throw .originFailed("\(path): larger than \(maxBytes) bytes") }
         }
         var after = stat()
         guard fstat(fd, &after) == 0, FileStamp(after) == before, total == before.size else {
@@ -111,6 +117,12 @@ public enum FileIndexing {
     private static func probe(head: [UInt8], whole: Bool, format: ImageFormat, path: String, root: String?, maxBytes: Int,
                               limits: DecodeLimits) -> ImageFacts? {
         if whole || format == .jpeg, let info = try? ImageCodec.probe(head, limits: limits) {
+            return ImageFacts(info)
+        }
+        // TIFFs and raws: their IFDs (and a raw's preview header) through positioned reads.
+        if format == .tiff || format == .raw {
+            guard let (file, _) = try? LocalSource.openPositioned(path),
+                  let info = try? ImageCodec.probe(source: file, limits: limits) else { return nil }
             return ImageFacts(info)
         }
         // A JPEG header is all before the first scan: one the first megabyte cannot describe

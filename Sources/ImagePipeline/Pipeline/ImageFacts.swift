@@ -77,6 +77,8 @@ public struct ImageFacts: Sendable, Equatable {
             if info.bitDepth > 8 { parts.append("\(info.bitDepth)-bit") }
             if let hdr = info.video?.hdr { parts.append(hdr) }
             return parts.joined(separator: ", ")
+        case .gif: return info.frameCount > 1 ? "GIF, \(info.frameCount) frames" : "GIF"
+        case .tiff, .raw: return info.container ?? (info.format == .tiff ? "TIFF" : "camera raw")
         }
     }
 }

@@ -233,13 +233,9 @@ public final class ImagePipeline: Sendable {
             let source = try engine.source(url)
             let o = try engine.original(source)
             engine.countServed(source)
-            // A local movie is opened, not read: its bytes are read here, up to the same bound
-            // as any original (the web layer should let nginx stream large ones).
-            if o.source != nil, case .local(let path) = source {
-                return OriginalImage(bytes: try LocalSource.read(path, root: configuration.libraryRoot, maxBytes: configuration.maxOriginBytes),
-                                     contentType: o.format.mimeType)
-            }
-            return OriginalImage(bytes: o.bytes, contentType: o.format.mimeType)
+            // Raws are never bound by maxOriginBytes for renders; a download holds them whole.
+            let cap = max(configuration.maxOriginBytes, configuration.decodeLimits.maxInputBytes)
+            return OriginalImage(bytes: try o.wholeBytes(maxBytes: cap), contentType: o.format.mimeType)
         }
     }
 

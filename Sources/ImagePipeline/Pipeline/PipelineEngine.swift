@@ -20,8 +20,18 @@ struct Original: Sendable {
     var version: String
     /// True when the bytes came from the disk cache (so a decode failure may mean corruption).
     var fromDiskCache: Bool
-    /// A local movie, open for positioned reads: renders read its `moov` and one sample.
+    /// Local movies, TIFFs and camera raws: the open file, read with positioned reads (a
+    /// movie's `moov` and one sample, a raw's IFDs and preview, a TIFF's blocks one at a time);
+    /// `bytes` is then empty.
     var source: ByteSource? = nil
+
+    /// The whole original: `bytes`, or all of `source` up to `maxBytes` (for serving the
+    /// original itself, the one time a positioned original is read whole).
+    func wholeBytes(maxBytes: Int) throws(PipelineError) -> [UInt8] {
+        guard let source else { return bytes }
+        guard source.size <= maxBytes else { throw .originFailed("original of \(source.size) bytes is larger than \(maxBytes) bytes") }
+        return try Renderer.codec { try source.read(offset: 0, count: source.size) }
+    }
 }
 
 /// The request flow behind `ImagePipeline`: versions, the two caches, coalescing, admission
@@ -135,12 +145,19 @@ final class PipelineEngine: Sendable {
 
     private func readLocal(_ path: String) throws(PipelineError) -> Original {
         let before = try LocalSource.stamp(path)
-        if let movie = try LocalSource.openMovie(path, root: configuration.libraryRoot) {
-            let version = try LocalSource.movieVersion(movie, limits: configuration.decodeLimits)
-            if let after = try? LocalSource.stamp(path), after == before, after.size == movie.size {
+        if let (file, format) = try LocalSource.openPositioned(path, root: configuration.libraryRoot) {
+            let version: String
+            if let known = knownVersion(.local(path)) {
+                version = known
+            } else if format == .video {
+                version = try LocalSource.movieVersion(file, limits: configuration.decodeLimits)
+            } else {
+                version = try LocalSource.hash(file, path: path)
+            }
+            if let after = try? LocalSource.stamp(path), after == before, after.size == file.size {
                 localVersions.set(LocalVersion(stamp: after, version: version), for: path)
             }
-            return Original(bytes: [], format: .video, version: version, fromDiskCache: false, source: movie)
+            return Original(bytes: [], format: format, version: version, fromDiskCache: false, source: file)
         }
         let bytes = try LocalSource.read(path, root: configuration.libraryRoot, maxBytes: configuration.maxOriginBytes)
         guard let format = ImageFormat.sniff(bytes) else { throw .notAnImage("\(path) is not an image format we read") }

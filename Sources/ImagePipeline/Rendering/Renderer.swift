@@ -99,16 +99,32 @@ public enum Renderer {
     /// `render(_:modes:options:)` under `budget` (see the single-mode form).
     static func render(_ bytes: consuming [UInt8], modes: [ResizeMode], options: RenderOptions,
                        budget: DecodeMemoryBudget) throws(PipelineError) -> [RenderOutcome] {
+        try render(RenderInput.bytes(consume bytes), modes: modes, options: options, budget: budget)
+    }
+
+    /// `render` of an original read through positioned reads (a local movie, TIFF or camera
+    /// raw): only its `moov` and one sample, or its IFDs and the blocks or preview the decode
+    /// needs, are read, never the whole file; the reservation in `budget` counts them.
+    static func render(source: ByteSource, modes: [ResizeMode], options: RenderOptions,
+                       budget: DecodeMemoryBudget) throws(PipelineError) -> [RenderOutcome] {
+        try render(RenderInput.source(source), modes: modes, options: options, budget: budget)
+    }
+
+    /// The render of either input; bytes are released once decoded.
+    private static func render(_ given: consuming RenderInput, modes: [ResizeMode], options: RenderOptions,
+                               budget: DecodeMemoryBudget) throws(PipelineError) -> [RenderOutcome] {
         guard !modes.isEmpty else { return [] }
-        let info = try codec { try ImageCodec.probe(bytes, limits: options.limits) }
+        var input = consume given
+        let info = try codec { try input.probe(limits: options.limits) }
         var colour = ColourStage.plan(for: info, output: options.colour)
         let plans = try resizePlans(info, modes: modes)
 
         var outcomes = [RenderOutcome?](repeating: nil, count: modes.count)
         let naturalFormat: ImageFormat = info.hasAlpha && info.format == .png ? .png : .jpeg
-        if options.allowPassthrough, info.orientation == .up, info.format == (options.format ?? naturalFormat) {
+        if options.allowPassthrough, info.orientation == .up, info.format == (options.format ?? naturalFormat),
+           case .bytes(let bytes) = input {
             for (i, plan) in plans.enumerated() where plan.outputWidth == info.width && plan.outputHeight == info.height {
-                let image = RenderedImage(bytes: copy bytes, contentType: info.format.mimeType, width: info.width, height: info.height)
+                let image = RenderedImage(bytes: bytes, contentType: info.format.mimeType, width: info.width, height: info.height)
                 outcomes[i] = RenderOutcome(image: image, passthrough: true, decodeScale: nil, decodeSeconds: 0)
             }
         }
@@ -129,19 +145,15 @@ public enum Renderer {
         }
         let scale = decodeScale(for: source, width: coverWidth, height: coverHeight, headroom: options.decodeHeadroom)
 
-        let needed = try codec { [bytes] in
-            try thumbnail.map { try ImageCodec.thumbnailMemoryEstimate(bytes, $0, scale: scale, limits: options.limits) }
-                ?? ImageCodec.memoryEstimate(bytes, scale: scale, limits: options.limits)
-        }
+        let needed = try codec { [input] in try input.memoryEstimate(thumbnail: thumbnail, scale: scale, limits: options.limits) }
         var decodeSeconds = 0.0
         let resized = try budget.withReservation(needed) { () throws(PipelineError) -> [Bitmap] in
             let start = DispatchTime.now().uptimeNanoseconds
-            let decoded = try codec { [bytes] in
-                try thumbnail.map { try ImageCodec.decodeThumbnail(bytes, $0, scale: scale, limits: options.limits).bitmap }
-                    ?? ImageCodec.decode(bytes, scale: scale, limits: options.limits, cmyk: colour.cmyk).bitmap
+            let decoded = try codec { [input] in
+                try input.decode(thumbnail: thumbnail, scale: scale, limits: options.limits, cmyk: colour.cmyk)
             }
             decodeSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            bytes = []
+            input = .bytes([])
             return try stored.map { plan throws(PipelineError) in try resample(decoded, plan: plan, source: source, scale: scale) }
         }
         for (k, i) in pending.enumerated() {
@@ -158,34 +170,6 @@ public enum Renderer {
     /// No passthrough: a movie is never the answer to an image request.
     public static func render(source: ByteSource, modes: [ResizeMode], options: RenderOptions = RenderOptions()) throws(PipelineError) -> [RenderOutcome] {
         try render(source: source, modes: modes, options: options, budget: .unbounded)
-    }
-
-    static func render(source input: ByteSource, modes: [ResizeMode], options: RenderOptions,
-                       budget: DecodeMemoryBudget) throws(PipelineError) -> [RenderOutcome] {
-        guard !modes.isEmpty else { return [] }
-        guard try codec({ try ImageCodec.sniff(source: input) }) == .video else {
-            let bytes = try codec { try ImageCodec.wholeSource(input, limits: options.limits) }
-            return try render(consume bytes, modes: modes, options: options, budget: budget)
-        }
-        let info = try codec { try ImageCodec.probe(source: input, limits: options.limits) }
-        var colour = ColourStage.plan(for: info, output: options.colour)
-        let stored = try resizePlans(info, modes: modes).map { storedPlan($0, orientation: info.orientation) }
-        let scale = decodeScale(for: info, width: stored.map(\.scaledWidth).max()!, height: stored.map(\.scaledHeight).max()!,
-                                headroom: options.decodeHeadroom)
-        let needed = try codec { try ImageCodec.memoryEstimate(source: input, scale: scale, limits: options.limits) }
-        var decodeSeconds = 0.0
-        let resized = try budget.withReservation(needed) { () throws(PipelineError) -> [Bitmap] in
-            let start = DispatchTime.now().uptimeNanoseconds
-            let decoded = try codec { try ImageCodec.decode(source: input, scale: scale, limits: options.limits).bitmap }
-            decodeSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            return try stored.map { plan throws(PipelineError) in try resample(decoded, plan: plan, source: info, scale: scale) }
-        }
-        var outcomes: [RenderOutcome] = []
-        for (k, mode) in modes.enumerated() {
-            outcomes.append(try finish(resized[k], mode: mode, info: info, colour: &colour, scale: scale, decodeSeconds: decodeSeconds,
-                                       options: options))
-        }
-        return outcomes
     }
 
     /// `render(source:modes:options:)` for one mode.
@@ -237,8 +221,10 @@ public enum Renderer {
 
     /// The upright, colour-converted `bitmap` encoded in the format `options` ask for.
     private static func encode(_ bitmap: Bitmap, mode: ResizeMode, colour: ColourPlan, options: RenderOptions) throws(PipelineError) -> RenderedImage {
-        // HEIF and movies are read, never written: asking for them gets a JPEG (and says so in its type).
-        let format: ImageFormat = options.format.map { $0 == .heif || $0 == .video ? .jpeg : $0 } ?? (bitmap.hasTransparency ? .png : .jpeg)
+        // HEIF, GIF, TIFF, raws and movies are read, never written: asking for one gets a JPEG
+        // (and says so in its type).
+        let format: ImageFormat = options.format.map { [.heif, .gif, .tiff, .raw, .video].contains($0) ? .jpeg : $0 }
+            ?? (bitmap.hasTransparency ? .png : .jpeg)
         var encoded: [UInt8]
         var sent = format
         switch format {
@@ -247,7 +233,7 @@ public enum Renderer {
         case .webp:
             (encoded, sent) = try encodeWebP(bitmap, quality: options.webpQuality.map { min(100, max(0, $0)) },
                                              jpegQuality: min(100, max(1, options.jpegQuality)), iccProfile: colour.outputProfile)
-        case .jpeg, .heif, .video:
+        case .jpeg, .heif, .gif, .tiff, .raw, .video:
             let opaque: Bitmap
             switch bitmap.layout {
             case .grayAlpha: opaque = bitmap.converted(to: .gray)
@@ -334,6 +320,37 @@ public enum Renderer {
             }
         } catch {
             throw .undecodable(String(describing: error))
+        }
+    }
+}
+
+/// What a render reads: the original's bytes in memory, or positioned reads of it.
+private enum RenderInput {
+    case bytes([UInt8])
+    case source(ByteSource)
+
+    func probe(limits: DecodeLimits) throws -> ImageInfo {
+        switch self {
+        case .bytes(let b): return try ImageCodec.probe(b, limits: limits)
+        case .source(let s): return try ImageCodec.probe(source: s, limits: limits)
+        }
+    }
+
+    func memoryEstimate(thumbnail: EmbeddedThumbnail?, scale: DecodeScale, limits: DecodeLimits) throws -> Int {
+        switch self {
+        case .bytes(let b):
+            return try thumbnail.map { try ImageCodec.thumbnailMemoryEstimate(b, $0, scale: scale, limits: limits) }
+                ?? ImageCodec.memoryEstimate(b, scale: scale, limits: limits)
+        case .source(let s): return try ImageCodec.memoryEstimate(source: s, scale: scale, limits: limits)
+        }
+    }
+
+    func decode(thumbnail: EmbeddedThumbnail?, scale: DecodeScale, limits: DecodeLimits, cmyk: ColourTransform?) throws -> Bitmap {
+        switch self {
+        case .bytes(let b):
+            return try thumbnail.map { try ImageCodec.decodeThumbnail(b, $0, scale: scale, limits: limits).bitmap }
+                ?? ImageCodec.decode(b, scale: scale, limits: limits, cmyk: cmyk).bitmap
+        case .source(let s): return try ImageCodec.decode(source: s, scale: scale, limits: limits, cmyk: cmyk).bitmap
         }
     }
 }
