@@ -13,3 +13,14 @@ document.addEventListener("keydown", function (event) {
     window.location.href = link.href;
   }
 });
+
+// A video the browser cannot decode (HEVC in Chromium or Firefox on Linux) keeps its poster and
+// says so, with the download link, instead of a player that stays black. The page states which
+// codec to test in data-codec (a MIME codecs string); no transcoding happens anywhere.
+document.querySelectorAll("video[data-codec]").forEach(function (video) {
+  var codec = video.getAttribute("data-codec");
+  if (!codec || video.canPlayType('video/mp4; codecs="' + codec + '"') !== "") return;
+  video.removeAttribute("controls");
+  var note = video.parentNode.querySelector(".video-unsupported");
+  if (note) note.hidden = false;
+});

@@ -27,9 +27,9 @@ import ImageCodec
     }
 
     @Test func positionedOriginalsReadOnlyWhatTheyNeed() throws {
-        let file = try #require(try LocalSource.openPositioned(Self.stills + "raw_cr3.cr3"))
+        let file = try #require(try LocalSource.openPositioned(Self.stills + "raw_cr3.cr3", root: nil))
         #expect(file.1 == .raw)
-        #expect(try LocalSource.openPositioned(Self.stills + "gif_basic.gif") == nil)
+        #expect(try LocalSource.openPositioned(Self.stills + "gif_basic.gif", root: nil) == nil)
         let facts = try FileIndexing.read(path: Self.stills + "raw_nef.nef")
         #expect(facts.facts?.width == 800)
     }

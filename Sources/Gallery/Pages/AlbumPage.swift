@@ -1,3 +1,4 @@
+import ImagePipeline
 import FastCGI
 
 /// List pages: `/` (the root album) and `/album/<id>`: sub-albums on the first page, then a
@@ -50,7 +51,7 @@ extension GalleryApp {
         let firstIndex = (page - 1) * pageSize
         let itemEntries: [TemplateValue] = items.enumerated().map { offset, item in
             ["url": .string(catalog.linkPrefix + "/photo/\(item.id)"), "title": .string(item.title), "caption": .optional(item.caption),
-             "img": thumbnail(item), "index": .int(firstIndex + offset)]
+             "img": thumbnail(item), "index": .int(firstIndex + offset), "video": .bool(ImageFiles.isMovie(name: item.fileName))]
         }
 
         var context = chrome()

@@ -18,6 +18,10 @@ extension GalleryApp {
             if case .version = lookup { facts = try? pipeline.facts(url: url) }
         }
 
+        let isMovie = ImageFiles.isMovie(name: item.fileName)
+        // The index keeps no movie facts (duration, codec): a movie's page reads its `moov`.
+        if isMovie, facts?.video == nil, case .version = lookup, let read = try? pipeline.facts(url: url) { facts = read }
+
         var context = chrome()
         context["pageTitle"] = .string(item.title)
         context["breadcrumbs"] = breadcrumbs(albumID: item.albumID, catalog: catalog, current: item.title)
@@ -39,6 +43,7 @@ extension GalleryApp {
         case .failed:
             break
         }
+        if isMovie { photo["video"] = .object(movie(photo: photo, facts: facts)) }
         photo["facts"] = .list(factList(item: item, facts: facts, showLocation: catalog.showLocation))
         context["photo"] = .object(photo)
         let (previous, next) = catalog.neighbours(of: itemID)
@@ -56,6 +61,22 @@ extension GalleryApp {
         return HTTPResponses.html(200, templates.renderPage("photo", context: .object(context)))
     }
 
+    /// The `<video>` of a movie's page: the original (nginx streams it, with Range) with the
+    /// detail-size poster, and the codec string the page's script tests with `canPlayType`.
+    private func movie(photo: [String: TemplateValue], facts: ImageFacts?) -> [String: TemplateValue] {
+        var video: [String: TemplateValue] = ["src": photo["originalURL"] ?? .null, "type": .string("video/mp4")]
+        if case .object(let img)? = photo["img"] {
+            video["poster"] = img["src"] ?? .null
+            video["width"] = img["width"] ?? .null
+            video["height"] = img["height"] ?? .null
+        }
+        let codec = facts?.video?.codec
+        // Main-profile strings: canPlayType answers for the codec family, which is the question.
+        video["codecTest"] = .string(codec == "HEVC" ? "hvc1.1.6.L93.B0" : codec == "H.264" ? "avc1.4D401E" : "")
+        video["codecName"] = .string(codec ?? "this")
+        return video
+    }
+
     /// The facts shown beside the photo. The GPS position is among them only when
     /// `showLocation` (`gallery.json`'s `show_location`) says so.
     private func factList(item: CatalogItem, facts: ImageFacts?, showLocation: Bool) -> [TemplateValue] {
@@ -67,6 +88,13 @@ extension GalleryApp {
             add("Dimensions", "\(facts.width) × \(facts.height) px")
             let megapixels = Double(facts.pixelCount) / 1_000_000
             if megapixels >= 0.1 { add("Resolution", String(format: "%.1f megapixels", megapixels)) }
+        }
+        if let video = facts?.video {
+            add("Duration", video.durationText)
+            var line = [video.codec]
+            if let rate = video.frameRate { line.append(String(format: "%.4g fps", rate)) }
+            if let hdr = video.hdr { line.append(hdr) }
+            add("Video", line.joined(separator: " · "))
         }
         if let size = item.fileSize { add("File size", formatBytes(size)) }
         if let facts {

@@ -121,7 +121,7 @@ public enum FileIndexing {
         }
         // TIFFs and raws: their IFDs (and a raw's preview header) through positioned reads.
         if format == .tiff || format == .raw {
-            guard let (file, _) = try? LocalSource.openPositioned(path),
+            guard let (file, _) = try? LocalSource.openPositioned(path, root: root),
                   let info = try? ImageCodec.probe(source: file, limits: limits) else { return nil }
             return ImageFacts(info)
         }
