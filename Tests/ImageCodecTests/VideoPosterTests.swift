@@ -9,7 +9,7 @@ import Testing
     func posterPlanesMatchFFmpeg(_ clip: VideoFixtures.Entry) throws {
         let bytes = try VideoFixtures.bytes(clip.file)
         let demux = try MP4Demuxer(MemoryByteSource(bytes), limits: .default)
-        guard case .hevc(let config) = demux.entry.coding else { Issue.record("not HEVC"); return }
+        let config = try VideoPosterDecoder.hevcConfiguration(demux, MemoryByteSource(bytes))
         let picture = try HEVCDecoder.decode(parameterSets: config.parameterSets, data: try demux.readSample(MemoryByteSource(bytes))[...],
                                              lengthSize: config.lengthSize)
         #expect(WebPFixtures.md5(VideoFixtures.rawPlanes(picture)) == clip.md5)
@@ -29,6 +29,15 @@ import Testing
         #expect(rotated.bitmap == full.bitmap && rotated.info.orientation == .rotatedClockwise)
         // testsrc2's top-left is not black: a sanity check that colour made it through.
         #expect(full.bitmap.pixels.prefix(3).reduce(0) { $0 + Int($1) } > 0)
+    }
+
+    /// `hev1` whose `hvcC` lists no parameter sets: the poster sample's own are used.
+    @Test func inBandParameterSets() throws {
+        let source = MemoryByteSource(try VideoFixtures.bytes("hevc-hev1-inband.mp4"))
+        let reference = try ImageCodec.decode(source: MemoryByteSource(try VideoFixtures.bytes("hevc-moov-end.mp4")))
+        let poster = try ImageCodec.decode(source: source)
+        #expect(poster.info.video?.codecTag == "hev1")
+        #expect(poster.bitmap == reference.bitmap)
     }
 
     @Test func byteArrayAPIGivesTheSamePoster() throws {

@@ -124,6 +124,20 @@ import Testing
         #expect(try ImageCodec.probe(srgb.image.bytes).iccProfile == nil)
     }
 
+    /// A movie whose `moov` is damaged still has a version (from its first bytes); its renders
+    /// fail as undecodable, like a damaged photo's.
+    @Test func damagedMovieHasAVersionAndFailsToRender() throws {
+        let dir = makeTempDir("damaged")
+        try Data(try fixtureBytes("video/hostile-truncated-moov.mp4")).write(to: URL(fileURLWithPath: dir + "/broken.mov"))
+        var config = Self.configuration("damaged-cache")
+        config.libraryRoot = dir
+        let pipeline = ImagePipeline(configuration: config)
+        let url = "file://" + dir + "/broken.mov"
+        #expect(try pipeline.version(url: url).count == 12)
+        #expect(throws: PipelineError.self) { try pipeline.render(url: url, spec: SizeSpec(parsing: "96")!) }
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
     @Test func h264MoviesAreUndecodableUntilTheDecoderLands() throws {
         let pipeline = ImagePipeline(configuration: Self.configuration("h264"))
         #expect(throws: PipelineError.self) { try pipeline.render(url: "file://" + Self.video + "h264.mp4", spec: SizeSpec(parsing: "96")!) }

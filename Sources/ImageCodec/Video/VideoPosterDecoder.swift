@@ -9,16 +9,31 @@
 enum VideoPosterDecoder {
     static func probe(_ source: ByteSource, limits: DecodeLimits) throws -> ImageInfo {
         let demux = try MP4Demuxer(source, limits: limits)
-        return info(demux, stream: try streamInfo(demux))
+        return info(demux, stream: try streamInfo(demux, source))
     }
 
     /// Size, chroma format, depth and signal of the poster's coded pictures.
-    static func streamInfo(_ demux: MP4Demuxer) throws -> HEVCStreamInfo {
+    static func streamInfo(_ demux: MP4Demuxer, _ source: ByteSource) throws -> HEVCStreamInfo {
         switch demux.entry.coding {
-        case .hevc(let config): return try HEVCDecoder.streamInfo(parameterSets: config.parameterSets)
+        case .hevc: return try HEVCDecoder.streamInfo(parameterSets: try hevcConfiguration(demux, source).parameterSets)
         case .avc(let config): return try h264StreamInfo(config, entry: demux.entry)
         case .other: throw ImageCodecError(.unsupported, "'\(demux.entry.format)' video is not decoded")
         }
+    }
+
+    /// The track's `hvcC`, with the poster sample's own VPS, SPS and PPS added when `hvcC`
+    /// lists no SPS (`hev1` allows parameter sets in the stream only); costs the probe one
+    /// sample read in that case.
+    static func hevcConfiguration(_ demux: MP4Demuxer, _ source: ByteSource, sample known: [UInt8]? = nil) throws -> HEVCConfiguration {
+        guard case .hevc(var config) = demux.entry.coding else { throw ImageCodecError(.invalidArgument, "not an HEVC track") }
+        let isSPS = { (unit: [UInt8]) in unit.first.map { ($0 >> 1) & 0x3F == 33 } ?? false }
+        guard !config.parameterSets.contains(where: isSPS) else { return config }
+        let sample = try known ?? demux.readSample(source)
+        for unit in try HEVCNALSplitter.lengthPrefixed(sample[...], lengthSize: config.lengthSize) {
+            guard let first = unit.first, (32...34).contains((first >> 1) & 0x3F) else { continue }
+            config.parameterSets.append(Array(unit))
+        }
+        return config
     }
 
     /// The stream's own colour description: `colr`, else the VUI.
@@ -75,14 +90,14 @@ enum VideoPosterDecoder {
 
     static func memoryEstimate(_ source: ByteSource, reduction: Int, limits: DecodeLimits) throws -> DecodeMemoryEstimate {
         let demux = try MP4Demuxer(source, limits: limits)
-        let stream = try streamInfo(demux)
+        let stream = try streamInfo(demux, source)
         try limits.check(width: stream.width, height: stream.height)
         return estimate(demux, stream: stream, reduction: reduction)
     }
 
     static func decode(_ source: ByteSource, reduction: Int, limits: DecodeLimits) throws -> DecodedImage {
         let demux = try MP4Demuxer(source, limits: limits)
-        let stream = try streamInfo(demux)
+        let stream = try streamInfo(demux, source)
         try limits.check(width: stream.width, height: stream.height)
         try limits.check(estimate(demux, stream: stream, reduction: reduction))
         let sample = try demux.readSample(source)
@@ -92,7 +107,8 @@ enum VideoPosterDecoder {
         tight.maxDimension = min(limits.maxDimension, max(stream.width, stream.height) + 64)
         let picture: HEVCPicture
         switch demux.entry.coding {
-        case .hevc(let config):
+        case .hevc:
+            let config = try hevcConfiguration(demux, source, sample: sample)
             picture = try HEVCDecoder.decode(parameterSets: config.parameterSets, data: sample[...], lengthSize: config.lengthSize, limits: tight)
         case .avc(let config):
             picture = try decodeH264(config, data: sample[...], limits: tight)

@@ -79,9 +79,11 @@ enum LocalSource {
     /// file size (8 bytes, big-endian) and the bytes of its identifying ranges (the `moov` and
     /// the poster sample, `ImageCodec.identifyingRanges`). A page view costs a stat; a first
     /// look reads a few hundred KB instead of hashing gigabytes, and any edit to the samples
-    /// changes the `moov`'s tables. A movie whose headers cannot be read is `.undecodable`.
+    /// changes the `moov`'s tables. A movie whose headers cannot be read (no `moov` yet, a
+    /// damaged box) is versioned by its first 64 KiB instead, so it gets a version like any
+    /// damaged still and its renders fail with the decoder's error.
     static func movieVersion(_ source: ByteSource, limits: DecodeLimits) throws(PipelineError) -> String {
-        let ranges = try Renderer.codec { try ImageCodec.identifyingRanges(source: source, limits: limits) ?? [] }
+        let ranges = (try? ImageCodec.identifyingRanges(source: source, limits: limits) ?? nil) ?? [0..<min(source.size, 64 << 10)]
         let hasher = ContentHasher()
         var head = Array("movie".utf8)
         for shift in stride(from: 56, through: 0, by: -8) { head.append(UInt8(truncatingIfNeeded: UInt64(source.size) >> UInt64(shift))) }

@@ -25,7 +25,9 @@ $F -f lavfi -i "testsrc2=size=160x120:rate=30:duration=0.1" -c:v libx265 -tag:v 
 $F $SRC -c:v libx264 -pix_fmt yuv420p -x264-params log-level=error h264.mp4
 $F $SRC -c:v libx264 -pix_fmt yuv420p -profile:v baseline h264.3gp
 $F $SRC -c:v libx264 -pix_fmt yuv420p -f ipod h264.m4v
+$F $SRC -c:v libx265 -x265-params log-level=error -tag:v hev1 -pix_fmt yuv420p hev1-source.tmp.mp4
 python3 make-synthetic.py
+rm -f hev1-source.tmp.mp4
 # Reference planes of the first frame (decoded by ffmpeg) and the display matrix rotation.
 : > MANIFEST
 for f in *.mp4 *.mov *.m4v *.3gp; do

@@ -110,3 +110,43 @@ hostile("largesize", src[:ftyp_end] + struct.pack(">I4sQ", 1, b"mdat", 1 << 60) 
 moov_at = src.index(b"moov") - 4
 trak_at = src.index(b"trak", moov_at) - 4
 hostile("child-overruns", src[:trak_at] + struct.pack(">I", 0x7FFFFFFF) + src[trak_at + 4:])
+
+# hev1 with its parameter sets only in the stream: hvcC keeps its fixed fields and lists no
+# arrays; the VPS, SPS and PPS are put in front of the first sample (length-prefixed).
+src = open("hev1-source.tmp.mp4", "rb").read()
+boxes = parse(src)
+stbl = stbl_of(boxes)
+stsd = find(stbl, [b"stsd"])
+at = stsd.index(b"hvcC") - 4
+size = struct.unpack(">I", stsd[at:at + 4])[0]
+hvcc = stsd[at + 8:at + size]
+nals, i = [], 23
+for _ in range(hvcc[22]):
+    count = struct.unpack(">H", hvcc[i + 1:i + 3])[0]
+    i += 3
+    for _ in range(count):
+        n = struct.unpack(">H", hvcc[i:i + 2])[0]
+        nals.append(hvcc[i + 2:i + 2 + n])
+        i += 2 + n
+empty = hvcc[:22] + b"\0"
+entry_at = 8
+entry_size = struct.unpack(">I", stsd[entry_at:entry_at + 4])[0]
+new_stsd = stsd[:at] + struct.pack(">I4s", 8 + len(empty), b"hvcC") + empty + stsd[at + size:]
+delta_entry = len(new_stsd) - len(stsd)
+new_stsd = new_stsd[:entry_at] + struct.pack(">I", entry_size + delta_entry) + new_stsd[entry_at + 4:]
+replace(stbl, b"stsd", new_stsd)
+prefix = b"".join(struct.pack(">I", len(n)) + n for n in nals)
+stco = find(stbl, [b"stco"])
+first = struct.unpack(">I", stco[8:12])[0]
+stsz = find(stbl, [b"stsz"])
+count = struct.unpack(">I", stsz[8:12])[0]
+sizes = list(struct.unpack(">%dI" % count, stsz[12:12 + 4 * count]))
+sizes[0] += len(prefix)
+replace(stbl, b"stsz", stsz[:12] + struct.pack(">%dI" % count, *sizes))
+out = b""
+for kind, body in boxes:
+    if kind == b"mdat":
+        rel = first - (len(out) + 8)
+        body = body[:rel] + prefix + body[rel:]
+    out += build([[kind, body]])
+open("hevc-hev1-inband.mp4", "wb").write(out)
