@@ -6,7 +6,7 @@
 /// then reads zeros, which every loop above bounds, and is reported as truncated).
 struct H264BitReader {
     /// The RBSP followed by 8 zero bytes; owned by the reader's `storage`.
-    private let base: UnsafePointer<UInt8>
+    let base: UnsafePointer<UInt8>
     private let storage: H264ByteStorage
     /// Bits of real data.
     let bitCount: Int
@@ -129,4 +129,37 @@ final class H264ByteStorage {
     }
 
     deinit { pointer.deallocate() }
+}
+
+/// The reading state of an `H264BitReader` without its storage reference: a residual block
+/// copies it into a local (no retain, kept in registers) and hands the position back after.
+struct H264Bits {
+    let base: UnsafePointer<UInt8>
+    let lastByte: Int
+    var position: Int
+
+    @inline(__always)
+    init(_ r: H264BitReader) {
+        base = r.base
+        lastByte = r.bitCount >> 3
+        position = r.position
+    }
+
+    @inline(__always)
+    func peek32() -> UInt32 {
+        let byte = min(position >> 3, lastByte)
+        let word = UnsafeRawPointer(base + byte).loadUnaligned(as: UInt64.self).bigEndian
+        return UInt32(truncatingIfNeeded: (word << UInt64(position & 7)) >> 32)
+    }
+
+    @inline(__always)
+    mutating func skip(_ n: Int) { position &+= n }
+
+    @inline(__always)
+    mutating func bits(_ n: Int) -> Int {
+        guard n > 0 else { return 0 }
+        let v = Int(peek32() >> UInt32(32 &- n))
+        position &+= n
+        return v
+    }
 }
