@@ -13,16 +13,19 @@ struct H264BitReader {
     /// Position in bits.
     var position: Int
 
-    init(_ rbsp: [UInt8], startingAt bytePosition: Int = 0) {
-        storage = H264ByteStorage(rbsp)
+    init(_ rbsp: [UInt8]) {
+        self.init(H264ByteStorage(rbsp))
+    }
+
+    /// A reader over `storage`, which slice data decoding also reads directly (CABAC).
+    init(_ storage: H264ByteStorage) {
+        self.storage = storage
         base = UnsafePointer(storage.pointer)
-        bitCount = rbsp.count &* 8
-        position = bytePosition &* 8
+        bitCount = storage.count &* 8
+        position = 0
     }
 
     var overrun: Bool { position > bitCount }
-    var isByteAligned: Bool { position & 7 == 0 }
-    var bytePosition: Int { position >> 3 }
 
     /// The next 32 bits, MSB first (zeros past the data).
     @inline(__always)
@@ -35,7 +38,7 @@ struct H264BitReader {
     @inline(__always)
     mutating func skip(_ n: Int) { position &+= n }
 
-    /// u(n), n in 0...25.
+    /// u(n), n in 0...32.
     @inline(__always)
     mutating func bits(_ n: Int) -> Int {
         guard n > 0 else { return 0 }
