@@ -6,23 +6,26 @@
 /// then reads zeros, which every loop above bounds, and is reported as truncated).
 struct H264BitReader {
     /// The RBSP followed by 8 zero bytes; owned by the reader's `storage`.
-    private let base: UnsafePointer<UInt8>
+    let base: UnsafePointer<UInt8>
     private let storage: H264ByteStorage
     /// Bits of real data.
     let bitCount: Int
     /// Position in bits.
     var position: Int
 
-    init(_ rbsp: [UInt8], startingAt bytePosition: Int = 0) {
-        storage = H264ByteStorage(rbsp)
+    init(_ rbsp: [UInt8]) {
+        self.init(H264ByteStorage(rbsp))
+    }
+
+    /// A reader over `storage`, which slice data decoding also reads directly (CABAC).
+    init(_ storage: H264ByteStorage) {
+        self.storage = storage
         base = UnsafePointer(storage.pointer)
-        bitCount = rbsp.count &* 8
-        position = bytePosition &* 8
+        bitCount = storage.count &* 8
+        position = 0
     }
 
     var overrun: Bool { position > bitCount }
-    var isByteAligned: Bool { position & 7 == 0 }
-    var bytePosition: Int { position >> 3 }
 
     /// The next 32 bits, MSB first (zeros past the data).
     @inline(__always)
@@ -35,7 +38,7 @@ struct H264BitReader {
     @inline(__always)
     mutating func skip(_ n: Int) { position &+= n }
 
-    /// u(n), n in 0...25.
+    /// u(n), n in 0...32.
     @inline(__always)
     mutating func bits(_ n: Int) -> Int {
         guard n > 0 else { return 0 }
@@ -129,4 +132,37 @@ final class H264ByteStorage {
     }
 
     deinit { pointer.deallocate() }
+}
+
+/// The reading state of an `H264BitReader` without its storage reference: a residual block
+/// copies it into a local (no retain, kept in registers) and hands the position back after.
+struct H264Bits {
+    let base: UnsafePointer<UInt8>
+    let lastByte: Int
+    var position: Int
+
+    @inline(__always)
+    init(_ r: H264BitReader) {
+        base = r.base
+        lastByte = r.bitCount >> 3
+        position = r.position
+    }
+
+    @inline(__always)
+    func peek32() -> UInt32 {
+        let byte = min(position >> 3, lastByte)
+        let word = UnsafeRawPointer(base + byte).loadUnaligned(as: UInt64.self).bigEndian
+        return UInt32(truncatingIfNeeded: (word << UInt64(position & 7)) >> 32)
+    }
+
+    @inline(__always)
+    mutating func skip(_ n: Int) { position &+= n }
+
+    @inline(__always)
+    mutating func bits(_ n: Int) -> Int {
+        guard n > 0 else { return 0 }
+        let v = Int(peek32() >> UInt32(32 &- n))
+        position &+= n
+        return v
+    }
 }

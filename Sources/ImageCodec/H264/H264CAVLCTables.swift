@@ -59,7 +59,7 @@ enum H264CAVLCTables {
 
     /// Decodes one symbol of table `index` of `flat` at `r`, or throws on a bit pattern that is no code.
     @inline(__always)
-    static func decode(_ flat: UnsafePointer<UInt32>, _ index: Int, _ r: inout H264BitReader) throws -> Int {
+    static func decode(_ flat: UnsafePointer<UInt32>, _ index: Int, _ r: inout H264Bits) throws -> Int {
         let word = r.peek32()
         var e = flat[Int(flat[index]) &+ Int(word >> 24)]
         if e & (1 << 31) != 0 {

@@ -60,7 +60,7 @@ public enum H264Decoder {
                 throw ImageCodecError(.unsupported, "H.264 data partitioning is not supported")
             case H264NALUnit.sliceNonIDR, H264NALUnit.sliceIDR:
                 let storage = H264ByteStorage(unit.rbsp)
-                var r = H264BitReader(unit.rbsp)
+                var r = H264BitReader(storage)
                 var header = try H264SliceHeader.parsePrefix(&r)
                 if let d = decoder, header.firstMb == 0 || d.frame.mbSlice[min(header.firstMb, d.frame.mbCount - 1)] >= 0 {
                     return try finish(d, deblock: deblock)
@@ -77,7 +77,7 @@ public enum H264Decoder {
                 try sps.checkSupported()
                 try header.parseIntraRest(&r, nal: unit, sps: sps, pps: pps)
                 if decoder == nil { decoder = try makeDecoder(sps: sps, limits: limits) }
-                try decoder!.decodeSlice(header, pps: pps, storage: r, rbsp: storage)
+                try decoder!.decodeSlice(header, pps: pps, reader: r, rbsp: storage)
             default:
                 continue
             }

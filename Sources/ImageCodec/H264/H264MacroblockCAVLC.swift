@@ -155,8 +155,10 @@ extension H264SliceDecoder {
 
     /// residual_block_cavlc (7.3.5.3.2, 9.2.2-9.2.4): coefficient k of the block goes to
     /// `out[scan[k * stride]]`. Returns TotalCoeff.
-    private func residualBlock(_ r: inout H264BitReader, nC: Int, maxCoeff: Int, out: UnsafeMutablePointer<Int32>,
+    private func residualBlock(_ reader: inout H264BitReader, nC: Int, maxCoeff: Int, out: UnsafeMutablePointer<Int32>,
                                scan: UnsafePointer<UInt8>, stride: Int) throws -> Int {
+        var r = H264Bits(reader)
+        defer { reader.position = r.position }
         let vlc = self.vlc
         let index = nC < 0 ? H264CAVLCTables.chromaDCTokenIndex : nC < 2 ? 0 : nC < 4 ? 1 : nC < 8 ? 2 : 3
         let token = try H264CAVLCTables.decode(vlc, index, &r)

@@ -82,7 +82,7 @@ final class H264SliceDecoder {
     }
 
     /// Decodes one I slice whose header has been read; `rbsp` holds the whole NAL payload.
-    func decodeSlice(_ header: H264SliceHeader, pps: H264PictureParameterSet, storage reader: H264BitReader,
+    func decodeSlice(_ header: H264SliceHeader, pps: H264PictureParameterSet, reader: H264BitReader,
                      rbsp: H264ByteStorage) throws {
         guard header.firstMb < frame.mbCount else {
             throw ImageCodecError(.corrupt, "H.264 first_mb_in_slice \(header.firstMb) is outside the picture")
