@@ -51,7 +51,8 @@ extension GalleryApp {
         let firstIndex = (page - 1) * pageSize
         let itemEntries: [TemplateValue] = items.enumerated().map { offset, item in
             ["url": .string(catalog.linkPrefix + "/photo/\(item.id)"), "title": .string(item.title), "caption": .optional(item.caption),
-             "img": thumbnail(item), "index": .int(firstIndex + offset), "video": .bool(ImageFiles.isMovie(name: item.fileName))]
+             "img": thumbnail(item), "index": .int(firstIndex + offset), "video": .bool(ImageFiles.isMovie(name: item.fileName)),
+             "animated": .bool(factsByID[item.id]?.isAnimated ?? false)]
         }
 
         var context = chrome()

@@ -11,6 +11,11 @@ struct PhotoFacts: Sendable, Equatable {
     var placeholder: String?
     /// The blurred preview kept in the index with the colour, when it has one.
     var preview: PlaceholderPreview?
+    /// The format as the index describes it ("GIF, 12 frames" for an animation), when known.
+    var format: String?
+
+    /// Whether the photo is an animation (a GIF of more than one frame).
+    var isAnimated: Bool { format.map(GalleryApp.isAnimation) ?? false }
 
     var version: String? {
         if case .version(let v) = lookup { return v }
@@ -34,6 +39,7 @@ struct PhotoFacts: Sendable, Equatable {
         let stored = row.placeholder.flatMap(StoredPlaceholder.init(text:))
         placeholder = stored?.colour
         preview = stored?.preview
+        format = row.facts?.format
     }
 }
 

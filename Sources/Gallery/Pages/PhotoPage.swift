@@ -44,6 +44,11 @@ extension GalleryApp {
             break
         }
         if isMovie { photo["video"] = .object(movie(photo: photo, facts: facts)) }
+        // An animation plays on its page: the original GIF itself (nginx sends it), up to a
+        // size a page can bear; a larger one shows its first frame and the link.
+        if let format = facts?.format, GalleryApp.isAnimation(format), let size = item.fileSize, size <= GalleryApp.maxAnimationBytes {
+            photo["animation"] = photo["originalURL"]
+        }
         photo["facts"] = .list(factList(item: item, facts: facts, showLocation: catalog.showLocation))
         context["photo"] = .object(photo)
         let (previous, next) = catalog.neighbours(of: itemID)
@@ -76,6 +81,12 @@ extension GalleryApp {
         video["codecName"] = .string(codec ?? "this")
         return video
     }
+
+    /// Largest GIF shown animated on its page (bytes): 16 MB.
+    static let maxAnimationBytes = 16 << 20
+
+    /// Whether a format description (`ImageFacts.format`) is an animation's: "GIF, 12 frames".
+    static func isAnimation(_ format: String) -> Bool { format.hasPrefix("GIF, ") && format.hasSuffix(" frames") }
 
     /// The facts shown beside the photo. The GPS position is among them only when
     /// `showLocation` (`gallery.json`'s `show_location`) says so.
