@@ -24,3 +24,21 @@ document.querySelectorAll("video[data-codec]").forEach(function (video) {
   var note = video.parentNode.querySelector(".video-unsupported");
   if (note) note.hidden = false;
 });
+
+// A Live Photo: the still shows; pressing or hovering the LIVE button plays its movie over it
+// (muted, as Photos does), and the still comes back when the movie ends or the press lets go.
+document.querySelectorAll(".live-photo").forEach(function (stage) {
+  var motion = stage.querySelector(".live-motion"), toggle = stage.querySelector(".live-toggle");
+  if (!motion || !toggle) return;
+  function play() {
+    motion.hidden = false;
+    motion.currentTime = 0;
+    motion.play().catch(function () { motion.hidden = true; });
+  }
+  function stop() { motion.pause(); motion.hidden = true; }
+  toggle.addEventListener("pointerenter", play);
+  toggle.addEventListener("pointerdown", play);
+  toggle.addEventListener("pointerleave", stop);
+  toggle.addEventListener("click", function () { if (motion.hidden) play(); });
+  motion.addEventListener("ended", stop);
+});

@@ -40,6 +40,9 @@ public struct CatalogItem: Sendable, Equatable {
     /// Size, mtime and inode at scan time (nil for remote items): the library index's facts
     /// count for the item only while its stamp is this one.
     public var stamp: FileStamp?
+    /// Files that belong to this one: a Live Photo's movie, a raw shot with this JPEG
+    /// (`CompanionPairing`). Empty for most items.
+    public var companions: [Companion] = []
 
     public init(id: String, albumID: String, givenTitle: String?, caption: String?, source: ItemSource, stamp: FileStamp?) {
         self.id = id
@@ -75,6 +78,16 @@ public struct CatalogItem: Sendable, Equatable {
     public var relativePath: String? {
         if case .file(let rel, _) = source { return rel }
         return nil
+    }
+
+    /// The companion of `role`, if the item has one.
+    public func companion(_ role: Companion.Role) -> Companion? { companions.first { $0.role == role } }
+
+    /// The file:// URL of a companion (in the item's folder); nil for remote items.
+    public func companionURL(_ companion: Companion) -> String? {
+        guard case .file(let rel, let root) = source else { return nil }
+        let folder = rel.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        return "file://" + root.path + "/" + (folder.isEmpty ? "" : folder + "/") + companion.name
     }
 
     /// The URL the image pipeline reads: file:// inside the library, or http(s)://.

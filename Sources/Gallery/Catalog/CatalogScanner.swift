@@ -200,17 +200,23 @@ public struct CatalogScanner: Sendable {
             images = CatalogNaming.sortedByDate(images, name: \.name, dates: datesTaken(relativePath))
         }
 
+        images = images.filter { image in
+            guard let target = entries.symlinkTargets[image.name],
+                  !mayList(photoAt: target, in: privacy, state: state, manifest: manifest) else { return true }
+            state.skippedAliases += 1
+            return false
+        }
+        let paired = CompanionPairing.pair(images)
+
         var itemIDs: [String] = []
-        for image in images where state.items.count < maxItems {
-            if let target = entries.symlinkTargets[image.name], !mayList(photoAt: target, in: privacy, state: state, manifest: manifest) {
-                state.skippedAliases += 1
-                continue
-            }
+        for image in paired.items where state.items.count < maxItems {
             let rel = relativePath.isEmpty ? image.name : relativePath + "/" + image.name
             let id = state.uniqueID("item:" + rel)
             let text = manifest?.items?[rel]
-            state.items[id] = CatalogItem(id: id, albumID: albumID, givenTitle: nonEmpty(text?.title), caption: nonEmpty(text?.caption),
-                                          source: .file(relativePath: rel, root: state.root), stamp: image.stamp)
+            var item = CatalogItem(id: id, albumID: albumID, givenTitle: nonEmpty(text?.title), caption: nonEmpty(text?.caption),
+                                   source: .file(relativePath: rel, root: state.root), stamp: image.stamp)
+            item.companions = paired.companions[image.name] ?? []
+            state.items[id] = item
             itemIDs.append(id)
         }
         var albumIDs: [String] = []

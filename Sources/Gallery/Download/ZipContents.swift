@@ -19,6 +19,13 @@ enum ZipContents {
                 let name = unique(component(item.fileName), in: &usedNames)
                 out.append(ZipEntry(name: Array((folder + "/" + name).utf8), size: file.size, modified: file.modified,
                                     path: file.path, root: file.root))
+                // A Live Photo's movie and a raw shot with the photo go with it.
+                for companion in item.companions {
+                    guard case .file(_, let root) = item.source, let url = item.companionURL(companion) else { continue }
+                    let companionName = unique(component(companion.name), in: &usedNames)
+                    out.append(ZipEntry(name: Array((folder + "/" + companionName).utf8), size: companion.stamp.size,
+                                        modified: companion.stamp.mtimeSeconds, path: String(url.dropFirst("file://".count)), root: root.path))
+                }
             }
             guard subalbums, depth < 24 else { continue }
             // Pushed in reverse so that they pop (and appear in the archive) in album order.

@@ -59,7 +59,7 @@ extension GalleryApp {
     func original(itemID: String, catalog: Catalog, request: FastCGIRequest) -> FastCGIResponse {
         guard let item = catalog.items[itemID] else { return errors.response(404) }
         if let prefix = configuration.originalsRedirect, item.relativePath != nil {
-            return redirectedOriginal(item, prefix: prefix)
+            return redirectedOriginal(url: item.sourceURL, fileName: item.fileName, item: item, prefix: prefix)
         }
         let original: OriginalImage
         do { original = try pipeline.original(url: item.sourceURL) } catch { return failure(error, item: item) }
@@ -77,19 +77,38 @@ extension GalleryApp {
     /// `prefix`, which aliases the library's real root): the app authorises and names the
     /// file, nginx streams it with Range support and sendfile. The headers here are the ones
     /// nginx keeps or the location repeats (see gallery-locations.conf.in).
-    private func redirectedOriginal(_ item: CatalogItem, prefix: String) -> FastCGIResponse {
+    private func redirectedOriginal(url: String, fileName: String, item: CatalogItem, prefix: String) -> FastCGIResponse {
         let file: LocalOriginal?
-        do { file = try pipeline.localOriginal(url: item.sourceURL) } catch { return failure(error, item: item) }
+        do { file = try pipeline.localOriginal(url: url) } catch { return failure(error, item: item) }
         guard let file else { return errors.response(404) }
         let target = prefix + file.relativePath.split(separator: "/", omittingEmptySubsequences: false)
             .map { Self.percentEncoded($0) }.joined(separator: "/")
         return FastCGIResponse(status: 200, headers: [
             ("Content-Type", file.contentType),
-            ("Content-Disposition", GalleryApp.contentDisposition(fileName: item.fileName)),
+            ("Content-Disposition", GalleryApp.contentDisposition(fileName: fileName)),
             ("Cache-Control", "public, max-age=3600"),
             ("X-Content-Type-Options", "nosniff"),
             ("X-Accel-Redirect", target),
         ])
+    }
+
+    /// An item's companion file (a Live Photo's movie, a raw original), sent by nginx like an
+    /// original; without nginx in front, by the app.
+    func companionOriginal(itemID: String, role: Companion.Role, catalog: Catalog) -> FastCGIResponse {
+        guard let item = catalog.items[itemID], let companion = item.companion(role), let url = item.companionURL(companion) else {
+            return errors.response(404)
+        }
+        if let prefix = configuration.originalsRedirect {
+            return redirectedOriginal(url: url, fileName: companion.name, item: item, prefix: prefix)
+        }
+        let original: OriginalImage
+        do { original = try pipeline.original(url: url) } catch { return failure(error, item: item) }
+        return FastCGIResponse(status: 200, headers: [
+            ("Content-Type", original.contentType),
+            ("Content-Disposition", GalleryApp.contentDisposition(fileName: companion.name)),
+            ("Cache-Control", "public, max-age=3600"),
+            ("X-Content-Type-Options", "nosniff"),
+        ], body: original.bytes)
     }
 
     /// A path segment with every byte but RFC 3986's unreserved ones percent-encoded: nginx

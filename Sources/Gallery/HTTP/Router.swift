@@ -11,6 +11,8 @@ public enum Route: Equatable, Sendable {
     /// `/album/<id>/download` (`?sub=1`: with the albums below it): the originals as a ZIP.
     case albumDownload(id: String, subalbums: Bool)
     case original(id: String)
+    /// `/original/<id>/live` or `/original/<id>/raw`: an item's companion file.
+    case companionOriginal(id: String, role: Companion.Role)
     /// `spec` parsed from "480" or "240x240", `format` from the extension after it ("480.webp");
     /// `version` from `?v=`, nil when absent or malformed.
     case image(id: String, spec: SizeSpec, format: RenderFormat, version: String?)
@@ -54,6 +56,9 @@ public enum Router {
             return .albumPhotos(id: segments[1], page: page)
         case 3 where segments[0] == "album" && StableID.isWellFormed(segments[1]) && segments[2] == "download":
             return .albumDownload(id: segments[1], subalbums: params["sub"] == "1")
+        case 3 where segments[0] == "original" && StableID.isWellFormed(segments[1]):
+            guard let role = Companion.Role(rawValue: segments[2]) else { return .notFound }
+            return .companionOriginal(id: segments[1], role: role)
         case 3 where segments[0] == "img" && StableID.isWellFormed(segments[1]):
             // An extension other than the formats' own names no resource: 404, not 400.
             guard let (size, format) = RenderFormat.split(segments[2]) else { return .notFound }

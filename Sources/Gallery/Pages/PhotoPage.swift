@@ -44,6 +44,10 @@ extension GalleryApp {
             break
         }
         if isMovie { photo["video"] = .object(movie(photo: photo, facts: facts)) }
+        if item.companion(.live) != nil { photo["live"] = .string(catalog.linkPrefix + "/original/\(item.id)/live") }
+        if let raw = item.companion(.raw) {
+            photo["raw"] = ["url": .string(catalog.linkPrefix + "/original/\(item.id)/raw"), "name": .string(raw.name)]
+        }
         // An animation plays on its page: the original GIF itself (nginx sends it), up to a
         // size a page can bear; a larger one shows its first frame and the link.
         if let format = facts?.format, GalleryApp.isAnimation(format), let size = item.fileSize, size <= GalleryApp.maxAnimationBytes {
@@ -120,6 +124,8 @@ extension GalleryApp {
             }
         }
         add("File", item.fileName)
+        if let live = item.companion(.live) { add("Live Photo", live.name) }
+        if let raw = item.companion(.raw) { add("Raw", raw.name + " (" + formatBytes(raw.stamp.size) + ")") }
         return list
     }
 
