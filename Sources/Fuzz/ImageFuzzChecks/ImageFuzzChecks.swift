@@ -64,19 +64,24 @@ public enum ImageFuzzChecks {
             _ = try ImageCodec.memoryEstimate(bytes, scale: .eighth, limits: heifLimits)
             let image = try ImageCodec.decode(bytes, scale: .eighth, limits: heifLimits)
             decoded += 1
-            let b = image.bitmap
-            if b.pixels.count != b.width * b.height * b.channels { problems.append("bitmap size") }
-            if let info {
-                if info != image.info { problems.append("probe and decode disagree") }
-                let expected = DecodeScale.eighth.outputSize(width: info.width, height: info.height)
-                if b.width != expected.width || b.height != expected.height { problems.append("output size is not ceil(size/8)") }
-            } else {
-                problems.append("decode succeeded where probe failed")
-            }
+            problems += eighthDecodeProblems(image, probed: info)
         } catch is ImageCodecError {
         } catch {
             problems.append("threw \(error), not an ImageCodecError")
         }
+        return problems
+    }
+
+    /// The invariants of a 1/8 decode beside the probe of the same input: the bitmap holds as
+    /// many bytes as its size says, the probe succeeded and agrees, and the output is ceil(size/8).
+    static func eighthDecodeProblems(_ image: DecodedImage, probed info: ImageInfo?) -> [String] {
+        let b = image.bitmap
+        var problems: [String] = []
+        if b.pixels.count != b.width * b.height * b.channels { problems.append("bitmap size") }
+        guard let info else { return problems + ["decode succeeded where probe failed"] }
+        if info != image.info { problems.append("probe and decode disagree") }
+        let expected = DecodeScale.eighth.outputSize(width: info.width, height: info.height)
+        if b.width != expected.width || b.height != expected.height { problems.append("output size is not ceil(size/8)") }
         return problems
     }
 
@@ -94,15 +99,8 @@ public enum ImageFuzzChecks {
             _ = try ImageCodec.memoryEstimate(source: source, scale: .eighth, limits: videoLimits)
             let image = try ImageCodec.decode(source: source, scale: .eighth, limits: videoLimits)
             decoded += 1
+            problems += eighthDecodeProblems(image, probed: info)
             let b = image.bitmap
-            if b.pixels.count != b.width * b.height * b.channels { problems.append("bitmap size") }
-            if let info {
-                if info != image.info { problems.append("probe and decode disagree") }
-                let expected = DecodeScale.eighth.outputSize(width: info.width, height: info.height)
-                if b.width != expected.width || b.height != expected.height { problems.append("output size is not ceil(size/8)") }
-            } else {
-                problems.append("decode succeeded where probe failed")
-            }
             if ImageFormat.sniff(bytes) == .video, (try? ImageCodec.decode(bytes, scale: .eighth, limits: videoLimits))?.bitmap != b {
                 problems.append("byte-array decode differs")
             }
