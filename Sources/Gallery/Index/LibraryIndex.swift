@@ -23,15 +23,19 @@ public struct IndexedPhoto: Sendable, Equatable {
     public var placeholder: String?
     /// Why the file has no version (not an image, unreadable); nil when it has one.
     public var failure: String?
+    /// The stamp of the sidecar (`IMG_1.jpg.xmp` or `IMG_1.xmp`) whose text the row holds; nil
+    /// when none was read. A sidecar that changes makes the row stale like the file's own stamp.
+    public var sidecar: FileStamp?
 
     public init(relativePath: String, stamp: FileStamp, version: String, facts: ImageFacts?, placeholder: String? = nil,
-                failure: String? = nil) {
+                failure: String? = nil, sidecar: FileStamp? = nil) {
         self.relativePath = relativePath
         self.stamp = stamp
         self.version = version
         self.facts = facts
         self.placeholder = placeholder
         self.failure = failure
+        self.sidecar = sidecar
     }
 }
 
@@ -62,11 +66,12 @@ public struct LibraryListing: Sendable {
 public final class LibraryIndex: Sendable {
     /// Bump when the schema changes: files of a version `migrations` does not start from are
     /// rebuilt; the others are migrated in place.
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
     /// What rows written by this build know (`facts_level`): 1 = size, format, date, camera;
-    /// 2 = also lens, exposure and GPS. Rows of a lower level keep serving pages, and the
+    /// 2 = also lens, exposure and GPS; 3 = also video facts and what people wrote (titles,
+    /// captions, keywords, sidecars). Rows of a lower level keep serving pages, and the
     /// indexer reads their files again in the background as if their stamp had changed.
-    public static let factsLevel = 2
+    public static let factsLevel = 3
     /// "GIdx": marks the file as ours.
     static let applicationID = 0x4749_6478
 
@@ -112,60 +117,6 @@ public final class LibraryIndex: Sendable {
         readers.withLock { $0.removeAll() }
         writer.withLock { $0 = nil }
         writerLock.withLock { if let fd = $0 { close(fd) } }
-    }
-
-    static let schema = """
-        CREATE TABLE photos(
-            path TEXT PRIMARY KEY NOT NULL,
-            album TEXT NOT NULL,
-            name TEXT NOT NULL,
-            size INTEGER NOT NULL,
-            mtime_s INTEGER NOT NULL,
-            mtime_ns INTEGER NOT NULL,
-            inode INTEGER NOT NULL,
-            version TEXT NOT NULL,
-            width INTEGER,
-            height INTEGER,
-            pixels INTEGER,
-            format TEXT,
-            colour_space TEXT,
-            date_taken TEXT,
-            camera_make TEXT,
-            camera_model TEXT,
-            placeholder TEXT,
-            failure TEXT,
-            \(shotColumnsSQL)
-        ) WITHOUT ROWID;
-        CREATE INDEX photos_by_album ON photos(album, name);
-        CREATE TABLE albums(
-            path TEXT PRIMARY KEY NOT NULL,
-            photos INTEGER NOT NULL,
-            cover TEXT,
-            first_taken TEXT,
-            last_taken TEXT
-        ) WITHOUT ROWID;
-        """
-
-    /// The columns schema 2 added (lens, exposure, GPS, the facts level), as in CREATE TABLE
-    /// and, one by one, in ALTER TABLE when a schema 1 file is migrated.
-    static let shotColumns = [
-        "lens_make TEXT", "lens_model TEXT", "exposure_s REAL", "f_number REAL", "iso INTEGER", "focal_mm REAL",
-        "focal_35mm INTEGER", "latitude REAL", "longitude REAL", "altitude REAL", "facts_level INTEGER NOT NULL DEFAULT 1",
-    ]
-    static var shotColumnsSQL: String { shotColumns.joined(separator: ",\n    ") }
-
-    /// Schema 1 → 2: the new columns, NULL in existing rows (facts level 1), so the file keeps
-    /// serving while the indexer refreshes those rows. The version is read again under the
-    /// write lock: another worker process opening the same file may have migrated it first.
-    static func migrate(_ db: SQLiteConnection) throws(SQLiteError) {
-        try db.transaction { () throws(SQLiteError) in
-            let version = try db.scalar("PRAGMA user_version") ?? 0
-            guard version < schemaVersion else { return }
-            if version < 2 {
-                for column in shotColumns { try db.execute("ALTER TABLE photos ADD COLUMN \(column)") }
-            }
-            try db.execute("PRAGMA user_version=\(schemaVersion)")
-        }
     }
 
     /// Opens `path` and checks that it is our index of this schema. With `repair` (the writer)
@@ -234,8 +185,8 @@ public final class LibraryIndex: Sendable {
         let application = try db.scalar("PRAGMA application_id") ?? 0
         guard application == applicationID else { throw IndexProblem(why: "not a gallery index (application_id \(application))") }
         let version = try db.scalar("PRAGMA user_version") ?? 0
-        if version == 1 { try migrate(db) }
-        guard version == 1 || version == schemaVersion else { throw IndexProblem(why: "schema \(version), this build uses \(schemaVersion)") }
+        if version < schemaVersion, version >= 1 { try migrate(db) }
+        guard version >= 1, version <= schemaVersion else { throw IndexProblem(why: "schema \(version), this build uses \(schemaVersion)") }
         // Reads the root pages: a file damaged beyond its header fails here rather than later.
         _ = try db.scalar("SELECT count(*) FROM albums")
         return db
@@ -307,7 +258,7 @@ public final class LibraryIndex: Sendable {
     static let photoColumns = """
         path, size, mtime_s, mtime_ns, inode, version, width, height, pixels, format, colour_space, date_taken, \
         camera_make, camera_model, placeholder, failure, lens_make, lens_model, exposure_s, f_number, iso, focal_mm, \
-        focal_35mm, latitude, longitude, altitude, facts_level
+        focal_35mm, latitude, longitude, altitude, facts_level, \(videoColumnNames), \(textColumnNames), sidecar
         """
 
     static func photo(_ row: SQLRow) -> IndexedPhoto {
@@ -322,10 +273,10 @@ public final class LibraryIndex: Sendable {
             }
             facts = ImageFacts(width: width, height: height, pixelCount: row.optionalInt(8) ?? width * height, format: format,
                                dateTaken: row.text(11), cameraMake: row.text(12), cameraModel: row.text(13), colourSpace: row.text(10),
-                               shot: shot, location: location)
+                               shot: shot, location: location, video: video(row, from: 27), text: text(row, from: 33))
         }
         return IndexedPhoto(relativePath: row.text(0) ?? "", stamp: stamp, version: row.text(5) ?? "", facts: facts,
-                            placeholder: row.text(14), failure: row.text(15))
+                            placeholder: row.text(14), failure: row.text(15), sidecar: row.text(42).flatMap(FileStamp.init(indexText:)))
     }
 
     /// The rows of these relative paths (those the index has).
@@ -463,16 +414,17 @@ public final class LibraryIndex: Sendable {
         let album = cut.map { String(p.relativePath[..<$0]) } ?? ""
         let name = cut.map { String(p.relativePath[p.relativePath.index(after: $0)...]) } ?? p.relativePath
         let f = p.facts
-        try db.run(putSQL, [
-                .text(p.relativePath), .int(p.stamp.size), .int(p.stamp.mtimeSeconds), .int(p.stamp.mtimeNanoseconds),
-                .int(Int(Int64(bitPattern: p.stamp.inode))), .text(p.version), .optional(f?.width), .optional(f?.height),
-                .optional(f?.pixelCount), .optional(f?.format), .optional(f?.colourSpace), .optional(f?.dateTaken),
-                .optional(f?.cameraMake), .optional(f?.cameraModel), .optional(p.placeholder), .optional(p.failure),
-                .optional(f?.shot.lensMake), .optional(f?.shot.lensModel), .optional(f?.shot.exposureSeconds),
-                .optional(f?.shot.fNumber), .optional(f?.shot.iso), .optional(f?.shot.focalLength), .optional(f?.shot.focalLength35mm),
-                .optional(f?.location?.latitude), .optional(f?.location?.longitude), .optional(f?.location?.altitude),
-                .int(factsLevel), .text(album), .text(name),
-            ])
+        let values: [SQLValue] = [
+            .text(p.relativePath), .int(p.stamp.size), .int(p.stamp.mtimeSeconds), .int(p.stamp.mtimeNanoseconds),
+            .int(Int(Int64(bitPattern: p.stamp.inode))), .text(p.version), .optional(f?.width), .optional(f?.height),
+            .optional(f?.pixelCount), .optional(f?.format), .optional(f?.colourSpace), .optional(f?.dateTaken),
+            .optional(f?.cameraMake), .optional(f?.cameraModel), .optional(p.placeholder), .optional(p.failure),
+            .optional(f?.shot.lensMake), .optional(f?.shot.lensModel), .optional(f?.shot.exposureSeconds),
+            .optional(f?.shot.fNumber), .optional(f?.shot.iso), .optional(f?.shot.focalLength), .optional(f?.shot.focalLength35mm),
+            .optional(f?.location?.latitude), .optional(f?.location?.longitude), .optional(f?.location?.altitude),
+            .int(factsLevel),
+        ]
+        try db.run(putSQL, values + videoValues(f?.video) + textValues(f?.text) + [.optional(p.sidecar?.indexText), .text(album), .text(name)])
     }
 
     /// Remembers a cover render's mean colour for the photo's row; written at the watcher

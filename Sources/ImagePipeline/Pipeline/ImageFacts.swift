@@ -23,11 +23,13 @@ public struct ImageFacts: Sendable, Equatable {
     public var location: PhotoLocation?
     /// Movies only: what a page shows beside the poster; nil for photos.
     public var video: VideoFacts?
+    /// Titles, captions, keywords, people and places written into the file (or its sidecar).
+    public var text: PhotoText
 
     /// Facts remembered elsewhere (the library index).
     public init(width: Int, height: Int, pixelCount: Int, format: String, dateTaken: String?, cameraMake: String?,
                 cameraModel: String?, colourSpace: String?, shot: ShotFacts = ShotFacts(), location: PhotoLocation? = nil,
-                video: VideoFacts? = nil) {
+                video: VideoFacts? = nil, text: PhotoText = PhotoText()) {
         self.width = width
         self.height = height
         self.pixelCount = pixelCount
@@ -39,6 +41,7 @@ public struct ImageFacts: Sendable, Equatable {
         self.shot = shot
         self.location = location
         self.video = video
+        self.text = text
     }
 
     init(_ info: ImageInfo) {
@@ -59,6 +62,7 @@ public struct ImageFacts: Sendable, Equatable {
             VideoFacts(durationSeconds: $0.durationSeconds, codec: $0.codec, frameRate: $0.frameRate, hdr: $0.hdr,
                        contentIdentifier: $0.contentIdentifier, hasAudio: $0.hasAudio)
         }
+        text = PhotoText()
     }
 
     static func formatName(_ info: ImageInfo) -> String {
