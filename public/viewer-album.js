@@ -33,7 +33,7 @@ window.galleryViewerAlbum = (function () {
     if (this.photos[index]) return Promise.resolve(this.photos[index]);
     var page = Math.floor(index / this.pageSize) + 1;
     if (!this.requests[page]) {
-      this.requests[page] = fetch(this.feed + "?page=" + page, { credentials: "same-origin" })
+      this.requests[page] = fetch(this.feed + (this.feed.indexOf("?") < 0 ? "?" : "&") + "page=" + page, { credentials: "same-origin" })
         .then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
         .then(function (data) {
           self.total = data.total;

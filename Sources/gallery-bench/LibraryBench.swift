@@ -67,6 +67,7 @@ enum LibraryBench {
         try? FileManager.default.removeItem(atPath: cache + "-noindex")
         let withIndex = try session(context, library: library, cache: cache, extra: [], albumSample: 50)
         print(withIndex.report(label: "with the index"))
+        print(withIndex.searchReport())
         let without = try session(context, library: library, cache: cache + "-noindex", extra: ["--index", "off"], albumSample: 10)
         print(without.report(label: "without (--index off)"))
     }
@@ -111,6 +112,17 @@ enum LibraryBench {
         var unversioned: Int
         var failures: Int
         var rssKiB: Int
+        /// Search pages (`/search?q=…`) by query: each one's latencies, with the index only.
+        var searches: [(query: String, seconds: [Double])] = []
+
+        /// p50/p99 of each search query (whole page: parse, SQL, resolution to catalog items, 60 tiles).
+        func searchReport() -> String {
+            searches.map { query, seconds in
+                let sorted = seconds.sorted()
+                func pct(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1000 }
+                return String(format: "search %@: %d runs, p50 %.1f ms, p99 %.1f ms", query, sorted.count, pct(0.5), pct(0.99))
+            }.joined(separator: "\n")
+        }
 
         func report(label: String) -> String {
             let sorted = latencies.sorted()
@@ -177,6 +189,20 @@ enum LibraryBench {
             session.pages += 1
             session.unversioned += unversioned(page.body)
             if page.status != 200 { session.failures += 1 }
+        }
+        if extra.isEmpty {
+            // Words of the bench's names ("Album 0042/IMG_00012.jpg"): a rare word, an album, a
+            // date range, and a word every photo has (the worst case: every row sorted and resolved).
+            for query in ["img_00012", "album%3A0042", "date%3A2000..2030", "jpg", "-jpg", "album%3A00+img_0001"] {
+                var seconds: [Double] = []
+                for _ in 0..<30 {
+                    let t0 = DispatchTime.now().uptimeNanoseconds
+                    let page = try FastCGIClient.get(port: port, uri: "/search?q=" + query)
+                    seconds.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9)
+                    if page.status != 200 { session.failures += 1 }
+                }
+                session.searches.append((query.removingPercentEncoding ?? query, seconds))
+            }
         }
         if let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) {

@@ -32,7 +32,8 @@ enum ServeCommand {
                 libraryRoot: options.root, templatesDirectory: options.templates, publicDirectory: options.publicDirectory,
                 siteTitle: options.title, rescanInterval: options.rescanSeconds, pageLookupBudget: options.pageWaitSeconds,
                 maxDownloads: options.maxDownloads, shareKeyFile: options.shareKeyFile, formats: options.formats,
-                indexPath: options.indexPath, defaultSort: options.sort, originalsRedirect: options.originalsRedirect),
+                indexPath: options.indexPath, defaultSort: options.sort, originalsRedirect: options.originalsRedirect,
+                mapTiles: options.mapTiles, mapAttribution: options.mapAttribution),
                 pipeline: pipeline, log: log)
             log("gallery: library \(options.root): \(app.catalog.albums.count) albums, \(app.catalog.items.count) items")
             let server = FastCGIServer(configuration: FastCGIConfiguration(address: options.address, threads: options.threads),
@@ -69,6 +70,9 @@ struct ServeOptions {
     var colour = ColourOutput.srgb
     /// nginx's internal location of the library (`--originals-redirect /_library/`).
     var originalsRedirect: String?
+    /// The map's tile URL template and its attribution (`--map-tiles`, `--map-attribution`).
+    var mapTiles = GalleryConfiguration.defaultMapTiles
+    var mapAttribution = GalleryConfiguration.defaultMapAttribution
 
     struct Problem: Error, CustomStringConvertible { var description: String }
 
@@ -76,7 +80,8 @@ struct ServeOptions {
         var values: [String: String] = [:]
         var rest = args[...]
         let known = ["--root", "--socket", "--listen", "--threads", "--cache-dir", "--templates", "--public", "--title", "--log", "--rescan", "--page-wait",
-                     "--max-downloads", "--share-key", "--formats", "--colour", "--index", "--sort", "--originals-redirect"]
+                     "--max-downloads", "--share-key", "--formats", "--colour", "--index", "--sort", "--originals-redirect",
+                     "--map-tiles", "--map-attribution"]
             + PipelineTuning.flags.map(\.flag)
         while let flag = rest.popFirst() {
             guard known.contains(flag) else { throw Problem(description: "unknown option \(flag)") }
@@ -130,6 +135,16 @@ struct ServeOptions {
             }
             options.originalsRedirect = prefix
         }
+        if let tiles = pick("--map-tiles", "GALLERY_MAP_TILES") {
+            guard tiles.hasPrefix("https://") || tiles.hasPrefix("http://") || tiles.hasPrefix("/"), tiles.contains("{z}"),
+                  tiles.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "'") }) else {
+                throw Problem(description: "--map-tiles wants a URL template like https://tile.openstreetmap.org/{z}/{x}/{y}.png")
+            }
+            options.mapTiles = tiles
+            // Another server's tiles carry their own attribution: the default names OpenStreetMap's.
+            if tiles != GalleryConfiguration.defaultMapTiles { options.mapAttribution = "" }
+        }
+        if let attribution = pick("--map-attribution", "GALLERY_MAP_ATTRIBUTION") { options.mapAttribution = attribution }
         if let f = pick("--formats", "GALLERY_FORMATS") { options.formats = try formats(f) }
         if let c = pick("--colour", "GALLERY_COLOUR") {
             guard let mode = ColourOutput(rawValue: c) else { throw Problem(description: "--colour wants srgb or wide") }

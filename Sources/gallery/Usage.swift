@@ -12,6 +12,7 @@ usage:
                   [--jpeg-quality Q] [--webp-quality Q | auto] [--max-renders N]
                   [--formats jpeg,webp | jpeg] [--colour srgb | wide] [--max-downloads N] [--share-key FILE]
                   [--originals-redirect /_library/]   (originals sent by nginx: X-Accel-Redirect)
+                  [--map-tiles URL-TEMPLATE] [--map-attribution TEXT]   (the map, where gallery.json has show_location)
   gallery decode IN OUT [--scale M/8] [--orient]     write .ppm, .pgm, .pam or .png
   gallery probe IN                                    one JSON line
   gallery thumb IN OUT (--size 480 | --cover 240x240) [--quality 82]

@@ -29,13 +29,25 @@ enum RequestFuzzHarness {
             pipelineConfiguration.log = { _ in }
             let pipeline = ImagePipeline(configuration: pipelineConfiguration)
             let configuration = GalleryConfiguration(libraryRoot: root, templatesDirectory: repository.path + "/templates",
-                                                     publicDirectory: repository.path + "/public")
+                                                     publicDirectory: repository.path + "/public", indexPath: indexPath)
             let app = try GalleryApp(configuration: configuration, pipeline: pipeline, watchLibrary: false, log: { _ in })
+            // Indexed, so /search, /on-this-day and the map's points run their SQL.
+            app.refreshLibrary()
             atexit { try? FileManager.default.removeItem(atPath: RequestFuzzHarness.base) }
             return app
         } catch {
             fatalError("fuzz-request: cannot set up the test library under \(base): \(error)")
         }
+    }()
+
+    static let indexPath = base + "/index.sqlite"
+
+    /// A second handle on the app's index (a reader: the app holds the writer lock), for
+    /// running fuzzed searches directly, where a failed statement is visible.
+    static let index: LibraryIndex = {
+        _ = app
+        guard let index = LibraryIndex.open(path: indexPath, log: { _ in }) else { fatalError("fuzz-request: no index at \(indexPath)") }
+        return index
     }()
 
     /// Statuses the app may answer a GET or HEAD with; anything else (a 500) is a finding.
@@ -45,7 +57,8 @@ enum RequestFuzzHarness {
 /// Input layout: the low two bits of byte 0 pick what the rest is fed to:
 /// 0: a request target ("/img/<id>/480?v=…") with the method in bits 2-4 of byte 0, through
 ///    the router's invariants and then the whole app (pages, error pages, redirects);
-/// 1: a query string, through the decoder; 2: a template, rendered with hostile values (a
+/// 1: a query string, through the decoder, and as a search query through the parser and the
+///    index's SQL (a statement that fails, e.g. FTS5 syntax leaking through, is a finding); 2: a template, rendered with hostile values (a
 ///    template author's mistake must give an error, never a trap, and values stay escaped);
 /// 3: a size spec, which must read back to itself.
 /// Traps and failed preconditions are findings.
@@ -92,6 +105,9 @@ func fuzzQuery(_ text: String) {
         _ = value.utf8.count
     }
     _ = QueryString.percentDecode(text)
+    let query = SearchQuery(parsing: text)
+    precondition(query.clauses.count <= SearchQuery.maxClauses, "too many clauses")
+    precondition(RequestFuzzHarness.index.search(query) != nil, "search failed for \(text)")
 }
 
 /// Most section and partial tags a fuzzed template may have. Mustache sections over a list
@@ -158,8 +174,16 @@ func checkRoute(_ route: Route, path: String) {
         precondition(SizeSpec(parsing: spec.description) == spec, "size does not read back: \(spec)")
         precondition(RenderFormat.split(spec.description + format.urlSuffix).map { $0.format } == format, "format does not read back")
         if let version { checkVersion(version) }
-    case .index(let page):
+    case .index(let page), .search(_, let page), .searchPhotos(_, let page):
         precondition(page >= 1 && page <= Router.maxPage, "bad page")
+    case .map(let album):
+        precondition(album.map { StableID.isWellFormed($0) } ?? true, "bad map album")
+    case .mapPoints(let box, let zoom, let album):
+        precondition(album.map { StableID.isWellFormed($0) } ?? true, "bad map album")
+        precondition(box.west <= box.east && box.south <= box.north && abs(box.west) <= 180 && abs(box.north) <= 90
+                     && (0...22).contains(zoom), "bad map box")
+    case .onThisDay:
+        break
     case .healthz, .metrics, .notFound:
         break
     }

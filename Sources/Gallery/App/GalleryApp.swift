@@ -133,6 +133,16 @@ public final class GalleryApp: FastCGIHandler, Sendable {
             return ("img", image(itemID: id, spec: spec, format: format, requestedVersion: version, catalog: catalog, request: request))
         case .badImageSize(let id):
             return ("img", catalog.items[id] == nil ? errors.response(404) : sizeRefused())
+        case .search(let query, let page):
+            return ("search", searchPage(text: query, page: page, catalog: catalog))
+        case .searchPhotos(let query, let page):
+            return ("search_photos", searchFeed(text: query, page: page, catalog: catalog))
+        case .onThisDay:
+            return ("on_this_day", onThisDayPage(catalog: catalog))
+        case .map(let albumID):
+            return ("map", mapPage(albumID: albumID, catalog: catalog))
+        case .mapPoints(let box, let zoom, let albumID):
+            return ("map_points", mapPoints(box: box, zoom: zoom, albumID: albumID, catalog: catalog))
         case .healthz where !shared:
             return ("healthz", healthz())
         case .metrics where !shared:

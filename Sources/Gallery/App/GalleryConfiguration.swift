@@ -44,6 +44,14 @@ public struct GalleryConfiguration: Sendable {
     /// nginx streams the bytes (Range, sendfile, no app thread per download). nil (no nginx in
     /// front, as in tests of the handler alone): the app sends the bytes itself.
     public var originalsRedirect: String?
+    /// The map's tile URL template (`--map-tiles`, `GALLERY_MAP_TILES`), `{z}/{x}/{y}` as Leaflet
+    /// reads it. Default OpenStreetMap's standard tile server (mind its usage policy,
+    /// docs/search.md); its origin is added to the map page's Content-Security-Policy.
+    public var mapTiles: String
+    /// The attribution shown on the map (HTML-escaped). Default "© OpenStreetMap contributors".
+    public var mapAttribution: String
+    /// Today's date for "on this day": the server's local date by default; tests inject one.
+    public var today: @Sendable () -> CalendarDay
 
     /// The defaults, in one place for this initialiser and the command line.
     public static let defaultSiteTitle = "Gallery"
@@ -51,13 +59,16 @@ public struct GalleryConfiguration: Sendable {
     public static let defaultPageLookupBudget: Double = 1
     public static let defaultMaxDownloads = 2
     public static let defaultFormats: Set<RenderFormat> = [.standard, .webp]
+    public static let defaultMapTiles = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+    public static let defaultMapAttribution = "© OpenStreetMap contributors"
 
     public init(libraryRoot: String, templatesDirectory: String, publicDirectory: String,
                 staticPrefix: String = "/static/", siteTitle: String = defaultSiteTitle, pageSize: Int = 60,
                 rescanInterval: Double = defaultRescanInterval, maxURIBytes: Int = 2048,
                 pageLookupBudget: Double = defaultPageLookupBudget, maxDownloads: Int = defaultMaxDownloads,
                 shareKeyFile: String? = nil, formats: Set<RenderFormat> = defaultFormats, indexPath: String? = nil,
-                defaultSort: AlbumSort = .name, originalsRedirect: String? = nil) {
+                defaultSort: AlbumSort = .name, originalsRedirect: String? = nil, mapTiles: String = defaultMapTiles,
+                mapAttribution: String = defaultMapAttribution, today: @escaping @Sendable () -> CalendarDay = CalendarDay.localToday) {
         self.libraryRoot = libraryRoot
         self.templatesDirectory = templatesDirectory
         self.publicDirectory = publicDirectory
@@ -73,5 +84,8 @@ public struct GalleryConfiguration: Sendable {
         self.shareKeyFile = shareKeyFile
         self.formats = formats.union([.standard])
         self.originalsRedirect = originalsRedirect
+        self.mapTiles = mapTiles
+        self.mapAttribution = mapAttribution
+        self.today = today
     }
 }

@@ -18,9 +18,39 @@ public enum Route: Equatable, Sendable {
     case image(id: String, spec: SizeSpec, format: RenderFormat, version: String?)
     /// An image URL whose size segment is no size at all ("0240", "1x2x3"): 400 for a known id.
     case badImageSize(id: String)
+    /// `/search?q=…&page=N`: `query` is the decoded text ("" when absent or undecodable).
+    case search(query: String, page: Int)
+    /// `/search/photos?q=…&page=N`: a page of results as the viewer's JSON.
+    case searchPhotos(query: String, page: Int)
+    /// `/on-this-day`: photos taken on today's month and day in earlier years.
+    case onThisDay
+    /// `/map` (album nil) or `/album/<id>/map`.
+    case map(albumID: String?)
+    /// `/map/points?bbox=w,s,e,n&zoom=z[&album=<id>]`: the positions inside the box, as JSON.
+    case mapPoints(box: MapBox, zoom: Int, albumID: String?)
     case healthz
     case metrics
     case notFound
+}
+
+/// A longitude/latitude box in degrees (west may exceed east across the antimeridian is not
+/// supported: the map asks for boxes within -180...180).
+public struct MapBox: Equatable, Sendable {
+    public var west: Double, south: Double, east: Double, north: Double
+
+    /// "w,s,e,n": four finite numbers, latitudes within ±90 and south ≤ north, longitudes
+    /// clamped to ±180 (a map zoomed out asks for more than the world) and west ≤ east.
+    public init?(parsing text: String) {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 4, text.utf8.count <= 100 else { return nil }
+        let numbers = parts.compactMap { Double($0) }
+        guard numbers.count == 4, numbers.allSatisfy(\.isFinite) else { return nil }
+        west = max(-180, min(180, numbers[0]))
+        east = max(-180, min(180, numbers[2]))
+        south = max(-90, min(90, numbers[1]))
+        north = max(-90, min(90, numbers[3]))
+        guard west <= east, south <= north else { return nil }
+    }
 }
 
 /// Maps a raw (still percent-encoded) path and query to a `Route`.
@@ -40,6 +70,16 @@ public enum Router {
         case 1 where segments[0].isEmpty:
             guard let page = pageNumber(params) else { return .notFound }
             return .index(page: page)
+        case 1 where segments[0] == "search":
+            guard let page = pageNumber(params) else { return .notFound }
+            return .search(query: params["q"] ?? "", page: page)
+        case 2 where segments[0] == "search" && segments[1] == "photos":
+            guard let page = pageNumber(params) else { return .notFound }
+            return .searchPhotos(query: params["q"] ?? "", page: page)
+        case 1 where segments[0] == "on-this-day": return .onThisDay
+        case 1 where segments[0] == "map": return .map(albumID: nil)
+        case 2 where segments[0] == "map" && segments[1] == "points":
+            return mapPoints(params)
         case 1 where segments[0] == "healthz": return .healthz
         case 1 where segments[0] == "metrics": return .metrics
         case 2 where StableID.isWellFormed(segments[1]):
@@ -56,6 +96,8 @@ public enum Router {
             return .albumPhotos(id: segments[1], page: page)
         case 3 where segments[0] == "album" && StableID.isWellFormed(segments[1]) && segments[2] == "download":
             return .albumDownload(id: segments[1], subalbums: params["sub"] == "1")
+        case 3 where segments[0] == "album" && StableID.isWellFormed(segments[1]) && segments[2] == "map":
+            return .map(albumID: segments[1])
         case 3 where segments[0] == "original" && StableID.isWellFormed(segments[1]):
             guard let role = Companion.Role(rawValue: segments[2]) else { return .notFound }
             return .companionOriginal(id: segments[1], role: role)
@@ -80,6 +122,15 @@ public enum Router {
         let token = after[..<(slash ?? after.endIndex)]
         guard !token.isEmpty, token.utf8.count <= 64, token.utf8.allSatisfy(isTokenByte) else { return nil }
         return (String(token), slash.map { String(after[$0...]) } ?? "/")
+    }
+
+    /// The points request: a valid box and zoom 0-22, and an album id when one is named.
+    private static func mapPoints(_ params: [String: String]) -> Route {
+        guard let box = params["bbox"].flatMap(MapBox.init(parsing:)),
+              let zoomText = params["zoom"], zoomText.utf8.count <= 2, let zoom = Int(zoomText), (0...22).contains(zoom) else { return .notFound }
+        let album = params["album"]
+        if let album, !StableID.isWellFormed(album) { return .notFound }
+        return .mapPoints(box: box, zoom: zoom, albumID: album)
     }
 
     /// 1 when absent; nil (not found) when malformed or out of range.

@@ -186,6 +186,9 @@ public final class LibraryIndex: Sendable {
         guard application == applicationID else { throw IndexProblem(why: "not a gallery index (application_id \(application))") }
         let version = try db.scalar("PRAGMA user_version") ?? 0
         if version < schemaVersion, version >= 1 { try migrate(db) }
+        if version == schemaVersion, try !hasSearchTables(db) {
+            try db.transaction { () throws(SQLiteError) in try addSearchTables(db) }
+        }
         guard version >= 1, version <= schemaVersion else { throw IndexProblem(why: "schema \(version), this build uses \(schemaVersion)") }
         // Reads the root pages: a file damaged beyond its header fails here rather than later.
         _ = try db.scalar("SELECT count(*) FROM albums")

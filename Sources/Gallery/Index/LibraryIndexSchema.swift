@@ -32,6 +32,7 @@ extension LibraryIndex {
             first_taken TEXT,
             last_taken TEXT
         ) WITHOUT ROWID;
+        \(searchSchema)
         """
 
     /// The columns schema 2 added (lens, exposure, GPS, the facts level), as in CREATE TABLE
@@ -76,6 +77,7 @@ extension LibraryIndex {
             if version < 3 {
                 for column in schema3Columns { try db.execute("ALTER TABLE photos ADD COLUMN \(column)") }
             }
+            try addSearchTables(db)
             try db.execute("PRAGMA user_version=\(schemaVersion)")
         }
     }

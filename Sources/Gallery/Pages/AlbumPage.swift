@@ -76,6 +76,9 @@ extension GalleryApp {
         context["homeURL"] = .string(catalog.linkPrefix + "/")
         context["empty"] = .bool(albumEntries.isEmpty && itemEntries.isEmpty)
         context["pagination"] = pagination(base: albumURL(albumID, catalog: catalog), page: page, pages: pages)
+        context["mapURL"] = catalog.showLocation ? .string(catalog.linkPrefix + (isRoot ? "/map" : "/album/\(albumID)/map")) : .null
+        let onThisDay = isRoot && page == 1 && !onThisDayItems(catalog: catalog).isEmpty
+        context["onThisDayURL"] = onThisDay ? .string(catalog.linkPrefix + "/on-this-day") : .null
         return HTTPResponses.html(200, templates.renderPage("album", context: .object(context)))
     }
 
@@ -120,9 +123,10 @@ extension GalleryApp {
     }
 
     /// Previous/next links and a compact list of page numbers (first, last, and two around the current).
-    private func pagination(base: String, page: Int, pages: Int) -> TemplateValue {
+    /// `separator` joins `page=N` to `base` ("&" when `base` has a query already).
+    func pagination(base: String, page: Int, pages: Int, separator: String = "?") -> TemplateValue {
         guard pages > 1 else { return .null }
-        func link(_ n: Int) -> String { n == 1 ? base : base + "?page=\(n)" }
+        func link(_ n: Int) -> String { n == 1 ? base : base + separator + "page=\(n)" }
         var numbers: [TemplateValue] = []
         var last = 0
         for n in 1...pages where n == 1 || n == pages || abs(n - page) <= 2 {
