@@ -47,9 +47,7 @@
       slide.appendChild(img);
       slide.style.left = offset * 100 + "%";
       strip.appendChild(slide);
-      var s = { el: slide, img: img, index: -1, url: null, offset: offset };
-      buildMedia(s);
-      return s;
+      return { el: slide, img: img, index: -1, url: null, offset: offset };
     });
     stage.appendChild(strip);
 
@@ -99,6 +97,7 @@
   // original inline with the browser's controls (no zoom); a Live Photo or motion photo shows
   // the still and plays its clip, muted, while its LIVE/MOTION button is pressed or hovered.
   // Stepping away pauses both. A movie the browser cannot decode keeps the poster and says so.
+  // A slide gets these elements the first time it shows a movie or clip.
   function buildMedia(s) {
     s.video = el("video", "viewer-video", { controls: "", playsinline: "", preload: "none", hidden: "" });
     s.playButton = el("button", "viewer-video-play", { type: "button", "aria-label": "Play video", hidden: "" });
@@ -126,12 +125,14 @@
   }
 
   function stopClip(s) {
+    if (!s.clip) return;
     s.clip.pause();
     s.clip.hidden = true;
     s.img.style.visibility = "";
   }
 
   function pauseMedia(s) {
+    if (!s.video) return;
     if (!s.video.paused) s.video.pause();
     stopClip(s);
   }
@@ -139,6 +140,10 @@
   /** Puts `photo`'s movie or clip (if any) into `slide`; nil `photo`: an empty slide. */
   function setMedia(slide, photo) {
     var movie = (photo && photo.video) || null, clip = (photo && photo.motion) || null;
+    if (!slide.video) {
+      if (!movie && !clip) return;
+      buildMedia(slide);
+    }
     var playable = !!movie && (!photo.codec || slide.video.canPlayType('video/mp4; codecs="' + photo.codec + '"') !== "");
     if (slide.movie !== movie) {
       pauseMedia(slide);
@@ -214,7 +219,7 @@
     loader.onload = function () {
       if (slide.wanted !== url || slide.index !== index) return;
       slide.img.src = url;
-      slide.video.poster = url;
+      if (slide.video) slide.video.poster = url;
       slide.url = url;
       slide.natural = { w: loader.naturalWidth, h: loader.naturalHeight };
       layout(slide, photo);
@@ -231,6 +236,7 @@
   function layout(slide, photo) {
     var size = fittedSize(photo, slide.natural, box());
     [slide.img, slide.video, slide.clip].forEach(function (e) {
+      if (!e) return;
       e.style.width = size ? size.w + "px" : "";
       e.style.height = size ? size.h + "px" : "";
     });

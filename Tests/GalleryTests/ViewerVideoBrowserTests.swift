@@ -40,7 +40,7 @@ struct ViewerVideoBrowserTests {
         try browser.wait("document.querySelector('.grid.items a[data-index=\"0\"]') !== null", "the grid")
         _ = try browser.eval("document.querySelector('.grid.items a[data-index=\"0\"]').click(); 1")
         let slide = Self.slide
-        try browser.wait("window.galleryViewer.state().open && \(slide).querySelector('.viewer-video').getAttribute('src') !== null",
+        try browser.wait("window.galleryViewer.state().open && !!\(slide).querySelector('.viewer-video[src]')",
                          "the movie's slide")
         #expect(try browser.evalString("\(slide).querySelector('.viewer-video-play').hidden ? 'hidden' : 'shown'") == "shown")
         try browser.wait("\(slide).querySelector('.viewer-video').poster !== ''", "the poster")
@@ -61,14 +61,14 @@ struct ViewerVideoBrowserTests {
         #expect(try browser.evalString("""
             [].slice.call(document.querySelectorAll('.viewer-video')).every(function (v) { return v.paused; }) ? 'paused' : 'playing'
             """) == "paused")
-        try browser.wait("!\(slide).querySelector('.viewer-live').hidden", "the LIVE button")
+        try browser.wait("!!\(slide).querySelector('.viewer-live:not([hidden])')", "the LIVE button")
         #expect(try browser.evalString("\(slide).querySelector('.viewer-live').textContent") == "LIVE")
         _ = try browser.eval("\(slide).querySelector('.viewer-live').dispatchEvent(new PointerEvent('pointerdown')); 1")
         try browser.wait("(function (v) { return v.currentTime > 0 || v.ended; })(\(slide).querySelector('.viewer-clip'))", timeout: 20,
                          "the Live Photo's clip to play")
 
         try browser.key("ArrowRight", code: "ArrowRight", keyCode: 39)
-        try browser.wait("window.galleryViewer.state().index === 2 && !\(slide).querySelector('.viewer-live').hidden", "the motion photo's slide")
+        try browser.wait("window.galleryViewer.state().index === 2 && !!\(slide).querySelector('.viewer-live:not([hidden])')", "the motion photo's slide")
         #expect(try browser.evalString("\(slide).querySelector('.viewer-live').textContent") == "MOTION")
         _ = try browser.eval("\(slide).querySelector('.viewer-live').dispatchEvent(new PointerEvent('pointerdown')); 1")
         try browser.wait("(function (v) { return v.currentTime > 0 || v.ended; })(\(slide).querySelector('.viewer-clip'))", timeout: 20,
@@ -77,7 +77,7 @@ struct ViewerVideoBrowserTests {
         // A plain still: no movie, no clip, and it zooms.
         try browser.key("ArrowRight", code: "ArrowRight", keyCode: 39)
         try browser.wait("window.galleryViewer.state().index === 3", "the still's slide")
-        #expect(try browser.evalString("\(slide).querySelector('.viewer-live').hidden && \(slide).querySelector('.viewer-video').hidden ? 'none' : 'some'") == "none")
+        #expect(try browser.evalString("\(slide).querySelector('.viewer-live:not([hidden]), .viewer-video:not([hidden])') ? 'some' : 'none'") == "none")
         try browser.key("+", code: "Equal", keyCode: 187, text: "+")
         #expect((try browser.eval("window.galleryViewer.state().zoom") as? NSNumber)?.doubleValue ?? 1 > 1)
         try browser.screenshot(to: stack.base + "/viewer-video.png")
