@@ -23,6 +23,9 @@ window.galleryViewerGestures = function (stage, on) {
 
   stage.addEventListener("pointerdown", function (e) {
     if (e.button !== 0 && e.pointerType === "mouse") return;
+    // A video's controls and the slide's own buttons keep their pointer (capturing it here
+    // would send their clicks to the stage).
+    if (e.target && e.target.closest && e.target.closest("video[controls], button, a")) return;
     try { stage.setPointerCapture(e.pointerId); } catch (err) { /* a pointer the browser no longer tracks */ }
     pointers[e.pointerId] = { x: e.clientX, y: e.clientY };
     if (count() === 2) {

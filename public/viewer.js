@@ -92,6 +92,91 @@
     window.addEventListener("resize", function () { if (state.open) { resetZoom(); refreshSlides(); } });
   }
 
+  // ---- Videos, Live Photos and motion photos in a slide ----
+  // A movie's slide shows its poster (the rendered image) under a play button and plays the
+  // original inline with the browser's controls (no zoom); a Live Photo or motion photo shows
+  // the still and plays its clip, muted, while its LIVE/MOTION button is pressed or hovered.
+  // Stepping away pauses both. A movie the browser cannot decode keeps the poster and says so.
+  // A slide gets these elements the first time it shows a movie or clip.
+  function buildMedia(s) {
+    s.video = el("video", "viewer-video", { controls: "", playsinline: "", preload: "none", hidden: "" });
+    s.playButton = el("button", "viewer-video-play", { type: "button", "aria-label": "Play video", hidden: "" });
+    s.playButton.textContent = "▶";
+    s.note = el("p", "viewer-video-note", { hidden: "" });
+    s.clip = el("video", "viewer-clip", { playsinline: "", preload: "none", hidden: "" });
+    s.clip.muted = true;
+    s.live = el("button", "viewer-live", { type: "button", hidden: "" });
+    [s.video, s.clip, s.playButton, s.note, s.live].forEach(function (e) { s.el.appendChild(e); });
+    s.playButton.addEventListener("click", function () { s.video.play().catch(function () {}); });
+    s.video.addEventListener("play", function () { s.playButton.hidden = true; stopSlideshow(); });
+    s.video.addEventListener("pause", function () { s.playButton.hidden = !s.movie; });
+    function playClip() {
+      if (!s.clipURL) return;
+      s.clip.hidden = false;
+      s.img.style.visibility = "hidden";
+      s.clip.currentTime = 0;
+      s.clip.play().catch(function () { stopClip(s); });
+    }
+    s.live.addEventListener("pointerenter", playClip);
+    s.live.addEventListener("pointerdown", playClip);
+    s.live.addEventListener("pointerleave", function () { stopClip(s); });
+    s.live.addEventListener("click", function () { if (s.clip.hidden) playClip(); });
+    s.clip.addEventListener("ended", function () { stopClip(s); });
+  }
+
+  function stopClip(s) {
+    if (!s.clip) return;
+    s.clip.pause();
+    s.clip.hidden = true;
+    s.img.style.visibility = "";
+  }
+
+  function pauseMedia(s) {
+    if (!s.video) return;
+    if (!s.video.paused) s.video.pause();
+    stopClip(s);
+  }
+
+  /** Puts `photo`'s movie or clip (if any) into `slide`; nil `photo`: an empty slide. */
+  function setMedia(slide, photo) {
+    var movie = (photo && photo.video) || null, clip = (photo && photo.motion) || null;
+    if (!slide.video) {
+      if (!movie && !clip) return;
+      buildMedia(slide);
+    }
+    var playable = !!movie && (!photo.codec || slide.video.canPlayType('video/mp4; codecs="' + photo.codec + '"') !== "");
+    if (slide.movie !== movie) {
+      pauseMedia(slide);
+      slide.movie = movie;
+      if (playable) slide.video.src = movie; else slide.video.removeAttribute("src");
+      slide.note.textContent = "";
+      if (movie && !playable) {
+        slide.note.appendChild(document.createTextNode("This browser cannot play this video. "));
+        var link = el("a", "", { href: movie, download: "" });
+        link.textContent = "Download it";
+        slide.note.appendChild(link);
+      }
+    }
+    slide.el.classList.toggle("viewer-movie", !!movie);
+    slide.video.hidden = !playable;
+    slide.img.hidden = playable;
+    slide.playButton.hidden = !playable || !slide.video.paused;
+    slide.note.hidden = !movie || playable;
+    if (slide.clipURL !== clip) {
+      stopClip(slide);
+      slide.clipURL = clip;
+      if (clip) slide.clip.src = clip; else slide.clip.removeAttribute("src");
+    }
+    slide.live.hidden = !clip;
+    slide.live.textContent = clip && /\/motion$/.test(clip) ? "MOTION" : "LIVE";
+    slide.live.setAttribute("aria-label", clip && /\/motion$/.test(clip) ? "Play the motion photo" : "Play the Live Photo");
+  }
+
+  function isMovie(index) {
+    var photo = state.seq && state.seq.get(index);
+    return !!(photo && photo.video);
+  }
+
   function box() {
     return { w: ui.stage.clientWidth || window.innerWidth, h: ui.stage.clientHeight || window.innerHeight };
   }
@@ -111,14 +196,17 @@
       slide.img.removeAttribute("src");
       slide.url = null;
       slide.el.classList.add("viewer-empty");
+      setMedia(slide, null);
       return;
     }
     slide.el.classList.remove("viewer-empty");
     var photo = state.seq.get(index);
     if (!photo) {
+      setMedia(slide, null);
       state.seq.load(index).then(function () { if (slide.index === index && state.open) fill(slide, index); });
       return;
     }
+    setMedia(slide, photo);
     layout(slide, photo);
     var zoomed = slide === current() && state.zoom > 1;
     var url = pickSource(photo, box(), zoomed);
@@ -131,6 +219,7 @@
     loader.onload = function () {
       if (slide.wanted !== url || slide.index !== index) return;
       slide.img.src = url;
+      if (slide.video) slide.video.poster = url;
       slide.url = url;
       slide.natural = { w: loader.naturalWidth, h: loader.naturalHeight };
       layout(slide, photo);
@@ -146,12 +235,11 @@
 
   function layout(slide, photo) {
     var size = fittedSize(photo, slide.natural, box());
-    if (size) {
-      slide.img.style.width = size.w + "px";
-      slide.img.style.height = size.h + "px";
-    } else {
-      slide.img.style.width = slide.img.style.height = "";
-    }
+    [slide.img, slide.video, slide.clip].forEach(function (e) {
+      if (!e) return;
+      e.style.width = size ? size.w + "px" : "";
+      e.style.height = size ? size.h + "px" : "";
+    });
   }
 
   function refreshSlides() {
@@ -185,6 +273,8 @@
     state.index = index;
     resetZoom();
     refreshSlides();
+    // Only the slide in view may play.
+    ui.slides.forEach(function (s) { if (s !== current()) pauseMedia(s); });
     announce();
     state.seq.load(index).then(function (photo) {
       if (!state.open || state.index !== index || !photo) return;
@@ -250,6 +340,7 @@
   function close_(byUser) {
     if (!state.open) return;
     stopSlideshow();
+    ui.slides.forEach(pauseMedia);
     state.open = false;
     ui.root.hidden = true;
     document.documentElement.classList.remove("viewer-open");
@@ -317,6 +408,7 @@
 
   /** Zooms to `z` keeping the point (cx, cy) (relative to the stage's centre) still. */
   function zoomTo(z, cx, cy, animate) {
+    if (isMovie(state.index)) return;
     z = Math.max(1, Math.min(MAX_ZOOM, z));
     cx = cx || 0; cy = cy || 0;
     var was = state.zoom;
@@ -360,9 +452,11 @@
     window.galleryViewerGestures(ui.stage, {
       zoomed: function () { return state.zoom > 1; },
       pinchStart: function (mid) {
+        if (isMovie(state.index)) { start = null; return; }
         start = { z: state.zoom, p: stagePoint(mid.x, mid.y), panX: state.panX, panY: state.panY };
       },
       pinch: function (scale, mid) {
+        if (!start) return;
         // The image point under the first midpoint follows the moving midpoint.
         var was = state.zoom, z = Math.max(1, Math.min(MAX_ZOOM, start.z * scale)), p = stagePoint(mid.x, mid.y);
         state.zoom = z;

@@ -13,6 +13,8 @@ let benchSections: [BenchSection] = [
     BenchSection(name: "webp-serve", run: WebPServeBench.run),
     BenchSection(name: "thumb", run: ThumbnailBench.run),
     BenchSection(name: "heic", run: HEICBench.run),
+    BenchSection(name: "video", run: VideoBench.run),
+    BenchSection(name: "stills", run: StillsBench.run),
     BenchSection(name: "colour", run: ColourBench.run),
     BenchSection(name: "web", run: WebBench.run),
     BenchSection(name: "warm", run: WarmBench.run),

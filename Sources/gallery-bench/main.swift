@@ -2,9 +2,16 @@ import Foundation
 
 // gallery-bench [--runs N] [--only a,b] [--photos N] PHOTO_DIR
 // Every section measures ours beside a reference tool in the same run and prints ratios.
-// `gallery-bench decode-hevc FILE` is the child process the heic section times.
+// `gallery-bench decode-hevc|decode-h264|decode-still FILE` are the child processes the heic,
+// video and stills sections time.
 if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "decode-hevc" {
     exit(HEICBench.decodeCommand(CommandLine.arguments[2]))
+}
+if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "decode-h264" {
+    exit(VideoBench.decodeCommand(CommandLine.arguments[2]))
+}
+if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "decode-still" {
+    exit(StillsBench.decodeCommand(CommandLine.arguments[2]))
 }
 var runs = 5
 var only: Set<String>? = nil

@@ -50,7 +50,7 @@ import Testing
         #expect(livePage.text.contains("class=\"live-motion\" src=\"/original/\(live.id)/live\""))
         let movie = try stack.get("/original/\(live.id)/live", headers: ["Range": "bytes=4-11"])
         let movieBytes = try #require(FileManager.default.contents(atPath: library.root + "/Phone/IMG_0001.MOV"))
-        #expect(movie.status == 206 && movie.body == Array(movieBytes[4..<12]) && movie.header("Content-Type") == "video/mp4")
+        #expect(movie.status == 206 && movie.body == Array(movieBytes[4..<12]) && movie.header("Content-Type") == "video/quicktime")
         let pairPage = try stack.get("/photo/\(pair.id)")
         #expect(pairPage.text.contains("/original/\(pair.id)/raw") && pairPage.text.contains("IMG_0002.CR3"))
         let raw = try stack.get("/original/\(pair.id)/raw")

@@ -167,7 +167,8 @@ func checkRoute(_ route: Route, path: String) {
     switch route {
     case .album(let id, let page), .albumPhotos(let id, let page):
         precondition(StableID.isWellFormed(id) && page >= 1 && page <= Router.maxPage, "bad album route")
-    case .photo(let id), .original(let id), .badImageSize(let id), .albumDownload(let id, _), .companionOriginal(let id, _):
+    case .photo(let id), .original(let id), .badImageSize(let id), .albumDownload(let id, _), .companionOriginal(let id, _),
+         .motionOriginal(let id):
         precondition(StableID.isWellFormed(id), "bad id \(id)")
     case .image(let id, let spec, let format, let version):
         precondition(StableID.isWellFormed(id), "bad id \(id)")

@@ -129,6 +129,8 @@ public final class GalleryApp: FastCGIHandler, Sendable {
             return ("original", original(itemID: id, catalog: catalog, request: request))
         case .companionOriginal(let id, let role):
             return ("original", companionOriginal(itemID: id, role: role, catalog: catalog))
+        case .motionOriginal(let id):
+            return ("original", motionOriginal(itemID: id, catalog: catalog, request: request))
         case .image(let id, let spec, let format, let version):
             return ("img", image(itemID: id, spec: spec, format: format, requestedVersion: version, catalog: catalog, request: request))
         case .badImageSize(let id):

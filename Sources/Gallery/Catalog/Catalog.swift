@@ -109,6 +109,9 @@ public struct CatalogAlbum: Sendable, Equatable {
     public var caption: String?
     public var albumIDs: [String]
     public var itemIDs: [String]
+    /// How many of `itemIDs` are movies (by file name, as `ImageFiles.isMovie`): counted once
+    /// at scan time so list pages can say "12 photos, 3 videos" without visiting every item.
+    public var videoCount = 0
     /// The id of the album whose `gallery.json` entry says `"private": true`, for this album
     /// and every album below it (the topmost such album when several are marked); nil for a
     /// public album. Private albums are left out of the public view (`Catalog.publicView`).
@@ -178,16 +181,20 @@ public struct Catalog: Sendable {
     }
 
     /// Items in the album and every album below it.
-    public func totalItemCount(of albumID: String) -> Int {
-        var total = 0
+    public func totalItemCount(of albumID: String) -> Int { totalCounts(of: albumID).items }
+
+    /// Items in the album and every album below it, and how many of them are movies.
+    public func totalCounts(of albumID: String) -> (items: Int, videos: Int) {
+        var total = 0, videos = 0
         var stack = [albumID]
         var seen = Set<String>()
         while let id = stack.popLast() {
             guard seen.insert(id).inserted, let album = albums[id] else { continue }
             total += album.itemIDs.count
+            videos += album.videoCount
             stack.append(contentsOf: album.albumIDs)
         }
-        return total
+        return (total, videos)
     }
 }
 

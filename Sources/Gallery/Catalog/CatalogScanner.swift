@@ -209,6 +209,7 @@ public struct CatalogScanner: Sendable {
         let paired = CompanionPairing.pair(images)
 
         var itemIDs: [String] = []
+        var videoCount = 0
         for image in paired.items where state.items.count < maxItems {
             let rel = relativePath.isEmpty ? image.name : relativePath + "/" + image.name
             let id = state.uniqueID("item:" + rel)
@@ -218,6 +219,7 @@ public struct CatalogScanner: Sendable {
             item.companions = paired.companions[image.name] ?? []
             state.items[id] = item
             itemIDs.append(id)
+            if ImageFiles.isMovie(name: image.name) { videoCount += 1 }
         }
         var albumIDs: [String] = []
         if depth < maxDepth {
@@ -238,7 +240,7 @@ public struct CatalogScanner: Sendable {
         state.albums[albumID] = CatalogAlbum(
             id: albumID, parentID: parentID, relativePath: relativePath,
             title: relativePath.isEmpty ? title : (nonEmpty(text?.title) ?? title),
-            caption: nonEmpty(text?.caption), albumIDs: albumIDs, itemIDs: itemIDs, privateRoot: privateRoot)
+            caption: nonEmpty(text?.caption), albumIDs: albumIDs, itemIDs: itemIDs, videoCount: videoCount, privateRoot: privateRoot)
         return albumID
     }
 
@@ -298,6 +300,7 @@ public struct CatalogScanner: Sendable {
             state.items[id] = CatalogItem(id: id, albumID: albumID, givenTitle: nonEmpty(entry.title), caption: nonEmpty(entry.caption),
                                           source: .remote(url: entry.url), stamp: nil)
             state.albums[albumID]?.itemIDs.append(id)
+            if ImageFiles.isMovie(name: state.items[id]?.fileName ?? "") { state.albums[albumID]?.videoCount += 1 }
         }
     }
 

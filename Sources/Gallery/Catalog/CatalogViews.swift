@@ -11,6 +11,7 @@ extension Catalog {
             var empty = root
             empty.albumIDs = []
             empty.itemIDs = []
+            empty.videoCount = 0
             view.albums = [rootID: empty]
             view.items = items.restricted(to: [rootID], count: 0)
             return view

@@ -64,7 +64,7 @@ extension GalleryApp {
         let original: OriginalImage
         do { original = try pipeline.original(url: item.sourceURL) } catch { return failure(error, item: item) }
         var headers: [(name: String, value: String)] = [
-            ("Content-Type", original.contentType),
+            ("Content-Type", GalleryApp.servedType(fileName: item.fileName, sniffed: original.contentType)),
             ("Content-Disposition", GalleryApp.contentDisposition(fileName: item.fileName)),
             ("Cache-Control", "public, max-age=3600"),
             ("X-Content-Type-Options", "nosniff"),
@@ -84,7 +84,7 @@ extension GalleryApp {
         let target = prefix + file.relativePath.split(separator: "/", omittingEmptySubsequences: false)
             .map { Self.percentEncoded($0) }.joined(separator: "/")
         return FastCGIResponse(status: 200, headers: [
-            ("Content-Type", file.contentType),
+            ("Content-Type", GalleryApp.servedType(fileName: fileName, sniffed: file.contentType)),
             ("Content-Disposition", GalleryApp.contentDisposition(fileName: fileName)),
             ("Cache-Control", "public, max-age=3600"),
             ("X-Content-Type-Options", "nosniff"),
@@ -104,11 +104,24 @@ extension GalleryApp {
         let original: OriginalImage
         do { original = try pipeline.original(url: url) } catch { return failure(error, item: item) }
         return FastCGIResponse(status: 200, headers: [
-            ("Content-Type", original.contentType),
+            ("Content-Type", GalleryApp.servedType(fileName: companion.name, sniffed: original.contentType)),
             ("Content-Disposition", GalleryApp.contentDisposition(fileName: companion.name)),
             ("Cache-Control", "public, max-age=3600"),
             ("X-Content-Type-Options", "nosniff"),
         ], body: original.bytes)
+    }
+
+    /// The Content-Type an original is sent with: the sniffed type, except for movies, whose
+    /// bytes look alike (ISO BMFF) and whose container the name tells: `.mov` is
+    /// `video/quicktime`, `.m4v` `video/x-m4v`, `.3gp` `video/3gpp`. Pages still name
+    /// `video/mp4` in `<source type>`: browsers answer `canPlayType` for it, not for QuickTime.
+    static func servedType(fileName: String, sniffed: String) -> String {
+        guard sniffed.hasPrefix("video/") else { return sniffed }
+        let lower = fileName.lowercased()
+        if lower.hasSuffix(".mov") { return "video/quicktime" }
+        if lower.hasSuffix(".m4v") { return "video/x-m4v" }
+        if lower.hasSuffix(".3gp") { return "video/3gpp" }
+        return sniffed
     }
 
     /// A path segment with every byte but RFC 3986's unreserved ones percent-encoded: nginx

@@ -13,6 +13,8 @@ public enum Route: Equatable, Sendable {
     case original(id: String)
     /// `/original/<id>/live` or `/original/<id>/raw`: an item's companion file.
     case companionOriginal(id: String, role: Companion.Role)
+    /// `/original/<id>/motion`: the movie inside a motion photo (bytes of the still's file).
+    case motionOriginal(id: String)
     /// `spec` parsed from "480" or "240x240", `format` from the extension after it ("480.webp");
     /// `version` from `?v=`, nil when absent or malformed.
     case image(id: String, spec: SizeSpec, format: RenderFormat, version: String?)
@@ -98,6 +100,8 @@ public enum Router {
             return .albumDownload(id: segments[1], subalbums: params["sub"] == "1")
         case 3 where segments[0] == "album" && StableID.isWellFormed(segments[1]) && segments[2] == "map":
             return .map(albumID: segments[1])
+        case 3 where segments[0] == "original" && StableID.isWellFormed(segments[1]) && segments[2] == "motion":
+            return .motionOriginal(id: segments[1])
         case 3 where segments[0] == "original" && StableID.isWellFormed(segments[1]):
             guard let role = Companion.Role(rawValue: segments[2]) else { return .notFound }
             return .companionOriginal(id: segments[1], role: role)

@@ -40,19 +40,22 @@ extension GalleryApp {
         }
 
         let albumEntries: [TemplateValue] = zip(subalbums, covers).map { sub, cover in
-            let count = catalog.totalItemCount(of: sub.id)
+            let counts = catalog.totalCounts(of: sub.id)
             return [
                 "url": .string(albumURL(sub.id, catalog: catalog)),
                 "title": .string(sub.title),
-                "count": .string(count == 1 ? "1 photo" : "\(count) photos"),
+                "count": .string(GalleryApp.countText(items: counts.items, videos: counts.videos)),
                 "img": thumbnail(cover),
             ]
         }
         let firstIndex = (page - 1) * pageSize
         let itemEntries: [TemplateValue] = items.enumerated().map { offset, item in
-            ["url": .string(catalog.linkPrefix + "/photo/\(item.id)"), "title": .string(item.title), "caption": .optional(item.caption),
-             "img": thumbnail(item), "index": .int(firstIndex + offset), "video": .bool(ImageFiles.isMovie(name: item.fileName)),
-             "animated": .bool(factsByID[item.id]?.isAnimated ?? false), "live": .bool(item.companion(.live) != nil)]
+            let isMovie = ImageFiles.isMovie(name: item.fileName)
+            return ["url": .string(catalog.linkPrefix + "/photo/\(item.id)"), "title": .string(item.title), "caption": .optional(item.caption),
+                    "img": thumbnail(item), "index": .int(firstIndex + offset), "video": .bool(isMovie),
+                    "duration": .optional(isMovie ? factsByID[item.id]?.duration : nil),
+                    "motion": .bool(!isMovie && factsByID[item.id]?.duration != nil),
+                    "animated": .bool(factsByID[item.id]?.isAnimated ?? false), "live": .bool(item.companion(.live) != nil)]
         }
 
         var context = chrome()
@@ -60,12 +63,12 @@ extension GalleryApp {
         context["pageTitle"] = .string(isRoot ? catalog.siteTitle : album.title)
         context["breadcrumbs"] = breadcrumbs(albumID: albumID, catalog: catalog)
         context["hasCrumbs"] = .bool(!isRoot)
-        let total = catalog.totalItemCount(of: albumID)
+        let (total, videos) = catalog.totalCounts(of: albumID)
         context["album"] = [
             "title": .string(album.title),
             "caption": .optional(album.caption),
             "isRoot": .bool(isRoot),
-            "summary": .string(summary(albums: album.albumIDs.count, photos: total)),
+            "summary": .string(summary(albums: album.albumIDs.count, items: total, videos: videos)),
         ]
         context["albums"] = .list(albumEntries)
         context["items"] = .list(itemEntries)
@@ -115,11 +118,21 @@ extension GalleryApp {
         ]
     }
 
-    private func summary(albums: Int, photos: Int) -> String {
+    private func summary(albums: Int, items: Int, videos: Int) -> String {
         var parts: [String] = []
         if albums > 0 { parts.append(albums == 1 ? "1 album" : "\(albums) albums") }
-        parts.append(photos == 1 ? "1 photo" : "\(photos) photos")
+        parts.append(GalleryApp.countText(items: items, videos: videos))
         return parts.joined(separator: " · ")
+    }
+
+    /// "12 photos, 3 videos", "1 photo", "2 videos": `items` counted as photos and videos
+    /// (videos are among the items); "0 photos" for none.
+    static func countText(items: Int, videos: Int) -> String {
+        let photos = items - videos
+        var parts: [String] = []
+        if photos > 0 || videos == 0 { parts.append(photos == 1 ? "1 photo" : "\(photos) photos") }
+        if videos > 0 { parts.append(videos == 1 ? "1 video" : "\(videos) videos") }
+        return parts.joined(separator: ", ")
     }
 
     /// Previous/next links and a compact list of page numbers (first, last, and two around the current).

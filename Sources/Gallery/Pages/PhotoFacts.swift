@@ -13,6 +13,11 @@ struct PhotoFacts: Sendable, Equatable {
     var preview: PlaceholderPreview?
     /// The format as the index describes it ("GIF, 12 frames" for an animation), when known.
     var format: String?
+    /// A movie's length as a tile shows it ("0:07"), or a motion photo's clip's; from the
+    /// index, nil when it has none.
+    var duration: String?
+    /// A movie's (or motion photo's clip's) codec ("HEVC", "H.264"), from the index.
+    var codec: String?
 
     /// Whether the photo is an animation (a GIF of more than one frame).
     var isAnimated: Bool { format.map(GalleryApp.isAnimation) ?? false }
@@ -40,6 +45,8 @@ struct PhotoFacts: Sendable, Equatable {
         placeholder = stored?.colour
         preview = stored?.preview
         format = row.facts?.format
+        duration = row.facts?.video?.durationText
+        codec = row.facts?.video?.codec
     }
 }
 

@@ -19,7 +19,7 @@ extension GalleryApp {
         }
 
         let isMovie = ImageFiles.isMovie(name: item.fileName)
-        // The index keeps no movie facts (duration, codec): a movie's page reads its `moov`.
+        // Facts without the movie's (from an index row written before they were kept): read its `moov`.
         if isMovie, facts?.video == nil, case .version = lookup, let read = try? pipeline.facts(url: url) { facts = read }
 
         var context = chrome()
@@ -44,7 +44,14 @@ extension GalleryApp {
             break
         }
         if isMovie { photo["video"] = .object(movie(photo: photo, facts: facts)) }
-        if item.companion(.live) != nil { photo["live"] = .string(catalog.linkPrefix + "/original/\(item.id)/live") }
+        // A motion photo (its facts name the movie inside it) plays its clip like a Live Photo.
+        let isMotion = !isMovie && facts?.video != nil && item.relativePath != nil
+        if item.companion(.live) != nil {
+            photo["live"] = .string(catalog.linkPrefix + "/original/\(item.id)/live")
+        } else if isMotion {
+            photo["live"] = .string(catalog.linkPrefix + "/original/\(item.id)/motion")
+            photo["motion"] = true
+        }
         if let raw = item.companion(.raw) {
             photo["raw"] = ["url": .string(catalog.linkPrefix + "/original/\(item.id)/raw"), "name": .string(raw.name)]
         }
@@ -80,8 +87,7 @@ extension GalleryApp {
             video["height"] = img["height"] ?? .null
         }
         let codec = facts?.video?.codec
-        // Main-profile strings: canPlayType answers for the codec family, which is the question.
-        video["codecTest"] = .string(codec == "HEVC" ? "hvc1.1.6.L93.B0" : codec == "H.264" ? "avc1.4D401E" : "")
+        video["codecTest"] = .string(GalleryApp.codecTest(codec) ?? "")
         video["codecName"] = .string(codec ?? "this")
         return video
     }
@@ -105,7 +111,7 @@ extension GalleryApp {
             if megapixels >= 0.1 { add("Resolution", String(format: "%.1f megapixels", megapixels)) }
         }
         if let video = facts?.video {
-            add("Duration", video.durationText)
+            add(ImageFiles.isMovie(name: item.fileName) ? "Duration" : "Motion clip", video.durationText)
             var line = [video.codec]
             if let rate = video.frameRate { line.append(String(format: "%.4g fps", rate)) }
             if let hdr = video.hdr { line.append(hdr) }

@@ -1,5 +1,6 @@
 import FastCGI
 import Foundation
+import ImagePipeline
 
 /// `/album/<id>/photos?page=N`: the photos of one album page (the same `pageSize` photos, in
 /// the same order, as the grid page N) as JSON, for the full-screen viewer (public/viewer.js).
@@ -37,6 +38,12 @@ extension GalleryApp {
         var large: String?
         /// `large` as WebP; nil when WebP is not served.
         var largeWebp: String?
+        /// A movie's original (the viewer plays it over its poster); nil for photos.
+        var video: String?
+        /// The MIME codecs string the viewer asks `canPlayType` about; nil when unknown.
+        var codec: String?
+        /// A Live Photo's or motion photo's clip, played on press or hover; nil for others.
+        var motion: String?
     }
 
     struct Candidate: Encodable {
@@ -69,6 +76,15 @@ extension GalleryApp {
                 photo.large = photo.srcset.last?.src
                 photo.largeWebp = photo.srcset.last?.webp
             }
+            let original = catalog.linkPrefix + "/original/\(id)"
+            if ImageFiles.isMovie(name: item.fileName) {
+                photo.video = original
+                photo.codec = GalleryApp.codecTest(f.codec)
+            } else if item.companion(.live) != nil {
+                photo.motion = original + "/live"
+            } else if f.duration != nil, item.relativePath != nil {
+                photo.motion = original + "/motion"
+            }
             photos.append(photo)
         }
         let feed = ViewerFeed(album: albumID, albumURL: albumURL(albumID, catalog: catalog), title: album.title,
@@ -77,6 +93,17 @@ extension GalleryApp {
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         guard let data = try? encoder.encode(feed) else { return errors.response(500) }
         return HTTPResponses.text(200, String(decoding: data, as: UTF8.self), contentType: "application/json; charset=utf-8")
+    }
+
+    /// The codecs string a page asks `canPlayType` about for a movie of `codec` ("HEVC",
+    /// "H.264"): Main-profile strings, since the answer is about the codec family; nil when
+    /// the codec is unknown or another.
+    static func codecTest(_ codec: String?) -> String? {
+        switch codec {
+        case "HEVC": return "hvc1.1.6.L93.B0"
+        case "H.264": return "avc1.4D401E"
+        default: return nil
+        }
     }
 
     /// The detail edges (960, 1920, 2560) as fit renders, without the ones that would come out

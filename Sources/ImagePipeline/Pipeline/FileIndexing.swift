@@ -75,6 +75,10 @@ public enum FileIndexing {
         let hasher = ContentHasher()
         var head: [UInt8] = []
         var total = 0
+        // A JPEG or HEIF still may carry a motion photo's movie: each chunk is tested for an
+        // `ftyp` (and the bytes across each chunk boundary); only a hit pays for the real search.
+        var still = false, mayHoldMovie = false
+        var seam: [UInt8] = []
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferBytes, alignment: 16)
         defer { buffer.deallocate() }
         while true {
@@ -84,6 +88,13 @@ public enum FileIndexing {
             if n == 0 { break }
             let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
             hasher.update(chunk)
+            if total == 0 { still = ImageFormat.sniff(chunk).map(MotionMovies.stillFormats.contains) ?? false }
+            if still && !mayHoldMovie {
+                seam += chunk.prefix(3)
+                mayHoldMovie = seam.withUnsafeBytes { MotionMovies.mayHoldMovie($0) }
+                    || MotionMovies.mayHoldMovie(chunk, skip: total == 0 ? 8 : 0)
+                seam = Array(chunk.suffix(3))
+            }
             if head.count < bufferBytes { head.append(contentsOf: chunk.prefix(bufferBytes - head.count)) }
             total += n
             guard total <= limit else { throw .originFailed("\(path): larger than \(maxBytes) bytes") }
@@ -94,8 +105,16 @@ public enum FileIndexing {
         }
         guard let format = ImageFormat.sniff(head) else { throw .notAnImage("\(path) is not an image format we read") }
         let version = ContentHasher.versionText(hasher.finalize())
-        return IndexedFile(stamp: before, version: version, facts: probe(head: head, whole: total == head.count, format: format,
-                                                                     path: path, root: root, maxBytes: maxBytes, limits: limits))
+        var facts = probe(head: head, whole: total == head.count, format: format, path: path, root: root, maxBytes: maxBytes, limits: limits)
+        if mayHoldMovie, facts != nil, let movie = motionMovie(fd: fd, limits: limits) { facts?.video = movie.video }
+        return IndexedFile(stamp: before, version: version, facts: facts)
+    }
+
+    /// The motion photo movie in the open still `fd`, read again whole (it was only hashed).
+    private static func motionMovie(fd: Int32, limits: DecodeLimits) -> MotionMovie? {
+        let copy = dup(fd)
+        guard copy >= 0, let source = try? FileByteSource(fd: copy) else { return nil }
+        return MotionMovies.find(in: source, limits: limits)
     }
 
     /// A movie's version and facts from its `moov` and poster sample, read with positioned

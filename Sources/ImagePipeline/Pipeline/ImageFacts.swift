@@ -21,7 +21,8 @@ public struct ImageFacts: Sendable, Equatable {
     /// Where it was taken (EXIF GPS), nil when the file has no valid position. Private data:
     /// pages show it only when the gallery's configuration allows (`show_location`).
     public var location: PhotoLocation?
-    /// Movies only: what a page shows beside the poster; nil for photos.
+    /// Movies: what a page shows beside the poster. Motion photos (a JPEG or HEIF with a
+    /// movie inside, `MotionMovie`): their movie's; nil for other photos.
     public var video: VideoFacts?
     /// Titles, captions, keywords, people and places written into the file (or its sidecar).
     public var text: PhotoText
@@ -58,10 +59,7 @@ public struct ImageFacts: Sendable, Equatable {
                          fNumber: exif.fNumber?.value, iso: exif.iso, focalLength: exif.focalLength?.value,
                          focalLength35mm: exif.focalLength35mm)
         location = exif.gps.map { PhotoLocation(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude) }
-        video = info.video.map {
-            VideoFacts(durationSeconds: $0.durationSeconds, codec: $0.codec, frameRate: $0.frameRate, hdr: $0.hdr,
-                       contentIdentifier: $0.contentIdentifier, hasAudio: $0.hasAudio)
-        }
+        video = info.video.map(VideoFacts.init)
         text = PhotoText()
     }
 
@@ -166,8 +164,12 @@ public struct PhotoLocation: Sendable, Equatable {
 }
 
 extension ImagePipeline {
-    /// Header facts of the original for detail pages.
+    /// Header facts of the original for detail pages; a local motion photo's carry its
+    /// movie's facts as `video` (the still is searched once per version).
     public func facts(url: String) throws(PipelineError) -> ImageFacts {
-        ImageFacts(try info(url: url))
+        let info = try info(url: url)
+        var facts = ImageFacts(info)
+        if MotionMovies.stillFormats.contains(info.format), let movie = try? motionMovie(url: url) { facts.video = movie.movie.video }
+        return facts
     }
 }

@@ -1,0 +1,70 @@
+import FastCGI
+import ImagePipeline
+
+/// `/original/<id>/motion`: the movie inside a motion photo, exactly its bytes, as
+/// `video/mp4` with single byte ranges (206, 416, `If-Range`).
+///
+/// nginx cannot send a byte range of a file through `X-Accel-Redirect`, so the app streams the
+/// movie with positioned reads of the still (64 KiB at a time: memory stays bounded whatever
+/// the clip's size). It asks nginx to buffer the answer (`X-Accel-Buffering: yes`), so a slow
+/// client holds nginx's buffers, not an app thread. A copy of each movie in the cache (sent by
+/// nginx) would save the app's reads but duplicate every clip on disk and need its own
+/// invalidation; clips of a few megabytes stream in milliseconds (docs/video.md).
+extension GalleryApp {
+    /// Bytes read and sent per step.
+    static let motionChunkBytes = 64 << 10
+
+    func motionOriginal(itemID: String, catalog: Catalog, request: FastCGIRequest) -> FastCGIResponse {
+        guard let item = catalog.items[itemID], item.relativePath != nil, !ImageFiles.isMovie(name: item.fileName) else {
+            return errors.response(404)
+        }
+        let file: MotionMovieFile?
+        do { file = try pipeline.motionMovie(url: item.sourceURL) } catch { return failure(error, item: item) }
+        guard let file else { return errors.response(404) }
+        let total = file.length
+        let stamp = file.stamp
+        let etag = "\"motion-\(String(stamp.size, radix: 16))-\(String(stamp.mtimeSeconds, radix: 16))-"
+            + "\(String(stamp.mtimeNanoseconds, radix: 16))-\(String(file.movie.range.lowerBound, radix: 16))\""
+        var range = 0..<total
+        var status = 200
+        let base = item.fileName.split(separator: ".", omittingEmptySubsequences: false).dropLast().joined(separator: ".")
+        var headers: [(name: String, value: String)] = [
+            ("Content-Type", "video/mp4"),
+            ("Content-Disposition", GalleryApp.contentDisposition(fileName: (base.isEmpty ? item.fileName : base) + ".mp4")),
+            ("Accept-Ranges", "bytes"),
+            ("ETag", etag),
+            ("Last-Modified", HTTPResponses.httpDate(file.modified)),
+            ("Cache-Control", "public, max-age=3600"),
+            ("X-Content-Type-Options", "nosniff"),
+            ("X-Accel-Buffering", "yes"),
+        ]
+        if let header = request.header("Range"), GalleryApp.ifRangeAllows(request.header("If-Range"), etag: etag) {
+            switch ByteRange.parse(header, length: total) {
+            case .whole: break
+            case .unsatisfiable:
+                return FastCGIResponse(status: 416, headers: [("Content-Range", "bytes */\(total)"), ("Accept-Ranges", "bytes"), ("ETag", etag)])
+            case .part(let part):
+                range = part
+                status = 206
+                headers.append(("Content-Range", "bytes \(part.lowerBound)-\(part.upperBound - 1)/\(total)"))
+            }
+        }
+        if request.method == "HEAD" {
+            return FastCGIResponse(status: status, headers: headers, stream: FastCGIBodyStream(length: range.count, produce: { _ in }))
+        }
+        let log = self.log, id = item.id, part = range
+        let body = FastCGIBodyStream(length: part.count, produce: { send in
+            var offset = part.lowerBound
+            while offset < part.upperBound {
+                let count = min(GalleryApp.motionChunkBytes, part.upperBound - offset)
+                guard let bytes = try? file.read(offset: offset, count: count) else {
+                    log("motion \(id): the still could not be read at \(offset)")
+                    return
+                }
+                guard bytes.withUnsafeBytes(send) else { return }
+                offset += count
+            }
+        })
+        return FastCGIResponse(status: status, headers: headers, stream: body)
+    }
+}
