@@ -52,7 +52,8 @@ extension GalleryApp {
         let itemEntries: [TemplateValue] = items.enumerated().map { offset, item in
             ["url": .string(catalog.linkPrefix + "/photo/\(item.id)"), "title": .string(item.title), "caption": .optional(item.caption),
              "img": thumbnail(item), "index": .int(firstIndex + offset), "video": .bool(ImageFiles.isMovie(name: item.fileName)),
-             "animated": .bool(factsByID[item.id]?.isAnimated ?? false), "live": .bool(item.companion(.live) != nil)]
+             "animated": .bool(factsByID[item.id]?.isAnimated ?? false), "live": .bool(item.companion(.live) != nil),
+             "captionLine": .optional(album.showsCaptions ? item.caption ?? factsByID[item.id]?.caption : nil)]
         }
 
         var context = chrome()

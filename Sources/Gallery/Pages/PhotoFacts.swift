@@ -13,6 +13,9 @@ struct PhotoFacts: Sendable, Equatable {
     var preview: PlaceholderPreview?
     /// The format as the index describes it ("GIF, 12 frames" for an animation), when known.
     var format: String?
+    /// The caption written into the file or its sidecar, from the index (album pages show it
+    /// under the thumbnail when `gallery.json` asks for captions).
+    var caption: String?
 
     /// Whether the photo is an animation (a GIF of more than one frame).
     var isAnimated: Bool { format.map(GalleryApp.isAnimation) ?? false }
@@ -40,6 +43,7 @@ struct PhotoFacts: Sendable, Equatable {
         placeholder = stored?.colour
         preview = stored?.preview
         format = row.facts?.format
+        caption = row.facts?.text.caption
     }
 }
 
@@ -88,13 +92,15 @@ extension GalleryApp {
     }
 
     /// The index rows of those `items` whose file is unchanged since it was indexed (the
-    /// row's stamp is the one the latest scan saw), by item id.
+    /// row's stamp and its sidecar's are the ones the latest scan saw), by item id.
     func indexedRows(_ items: [CatalogItem]) -> [String: IndexedPhoto] {
         guard let index else { return [:] }
         let rows = index.photos(items.compactMap(\.relativePath))
         var out: [String: IndexedPhoto] = [:]
         for item in items {
-            if let rel = item.relativePath, let row = rows[rel], row.stamp == item.stamp { out[item.id] = row }
+            if let rel = item.relativePath, let row = rows[rel], row.stamp == item.stamp, row.sidecar == item.sidecar?.stamp {
+                out[item.id] = row
+            }
         }
         return out
     }

@@ -62,7 +62,7 @@ public struct ImageFacts: Sendable, Equatable {
             VideoFacts(durationSeconds: $0.durationSeconds, codec: $0.codec, frameRate: $0.frameRate, hdr: $0.hdr,
                        contentIdentifier: $0.contentIdentifier, hasAudio: $0.hasAudio)
         }
-        text = PhotoText()
+        text = PhotoText(info.text)
     }
 
     static func formatName(_ info: ImageInfo) -> String {
