@@ -90,6 +90,12 @@ import Testing
         #expect(page.contains("<h1>Rooftops</h1>") && page.contains("Rooftops of the old town &amp; the cathedral at dusk"))
     }
 
+    @Test func searchLinksArePercentEncodedAndKeepTheSharePrefix() {
+        #expect(GalleryApp.searchURL(field: "keyword", value: "a&b \"c\"/é", prefix: "/s/tok")
+                == "/s/tok/search?q=keyword%3A%22a%26b%20c%2F%C3%A9%22")
+        #expect(GalleryApp.searchURL(field: "person", value: "Ann", prefix: "") == "/search?q=person%3A%22Ann%22")
+    }
+
     @Test func hostileSidecarGivesTheFilesTextAndIsNotReadAgain() throws {
         let library = try Self.library(sidecar: false)
         defer { library.remove() }
@@ -132,7 +138,7 @@ import Testing
 
     @Test(.enabled(if: BrowserTests.chromium() != nil, "chromium is not installed (deploy/test installs it)"))
     func sidecarTextOnThePageAtPhoneAndDesktopSizes() throws {
-        let library = try MetadataPageTests.library(sidecar: true)
+        let library = try MetadataPageTests.library(sidecar: true, manifest: #"{"captions": true}"#)
         defer { library.remove() }
         let stack = try GalleryStack(library: library)
         defer { stack.stop() }
@@ -155,8 +161,23 @@ import Testing
             let tagsRight = try browser.evalString("String(Math.max(...Array.from(document.querySelectorAll('.tags a')).map(a => a.getBoundingClientRect().right)))")
             #expect((Double(tagsRight) ?? .infinity) <= Double(width), "\(width) px: tags end at \(tagsRight)")
             try browser.screenshot(to: stack.base + "/metadata-\(width).png")
+
+            // The album page with captions: one line under the thumbnail, inside its card.
+            let album = try #require(EndToEndTests.catalog(library).albums.values.first { $0.relativePath == "Notes" })
+            try browser.navigate("http://127.0.0.1:\(stack.port)/album/\(album.id)")
+            try browser.wait("document.querySelector('.card .caption-line') !== null", "the caption under the thumbnail")
+            let inside = try browser.evalString("""
+                (function () { const c = document.querySelector('.card').getBoundingClientRect(),
+                  l = document.querySelector('.card .caption-line').getBoundingClientRect();
+                  return String(l.left >= c.left && l.right <= c.right + 0.5 && l.top >= c.top); })()
+                """)
+            #expect(inside == "true", "\(width) px")
+            try browser.screenshot(to: stack.base + "/album-\(width).png")
             if let keep = ProcessInfo.processInfo.environment["METADATA_SCREENSHOTS"] {
-                try? FileManager.default.copyItem(atPath: stack.base + "/metadata-\(width).png", toPath: keep + "/metadata-\(width).png")
+                for name in ["metadata", "album"] {
+                    try? FileManager.default.removeItem(atPath: keep + "/\(name)-\(width).png")
+                    try? FileManager.default.copyItem(atPath: stack.base + "/\(name)-\(width).png", toPath: keep + "/\(name)-\(width).png")
+                }
             }
         }
 
