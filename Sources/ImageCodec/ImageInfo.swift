@@ -52,6 +52,9 @@ public struct ImageInfo: Sendable, Equatable {
     /// Total display time of an animation in seconds (the sum of a GIF's frame delays),
     /// nil for a still.
     public var duration: Double?
+    /// Titles, captions, keywords, people and places written into the file: XMP (extended XMP
+    /// joined), IPTC-IIM and the EXIF text tags, merged by `EmbeddedMetadata` (XMP first).
+    public var text = ImageText()
 
     public init(format: ImageFormat, width: Int, height: Int, components: Int, hasAlpha: Bool,
                 bitDepth: Int, progressive: Bool, colorSpace: String, sampling: [String] = [],
@@ -121,6 +124,9 @@ public struct ExifMetadata: Sendable, Equatable {
     /// Where the photo was taken, from the GPS IFD (0x8825). Private data: the web layer
     /// shows it only when the gallery's configuration allows.
     public var gps: GPSPosition?
+    /// The EXIF text tags (ImageDescription, UserComment, Artist, Copyright, the Windows XP
+    /// tags) as `ImageText`; `ImageInfo.text` holds them merged with XMP and IPTC.
+    public var text = ImageText()
 
     public init(orientation: Orientation = .up, dateTimeOriginal: String? = nil, make: String? = nil, model: String? = nil,
                 lensMake: String? = nil, lensModel: String? = nil, exposureTime: ExifRational? = nil, fNumber: ExifRational? = nil,

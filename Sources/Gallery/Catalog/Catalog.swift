@@ -26,6 +26,18 @@ public enum ItemSource: Sendable, Equatable {
     }
 }
 
+/// An XMP sidecar file: its name in the photo's folder and its stamp at scan time.
+public struct SidecarFile: Sendable, Equatable {
+    /// Empty in a catalog built from the index's listing, which keeps only the stamp.
+    public var name: String
+    public var stamp: FileStamp
+
+    public init(name: String, stamp: FileStamp) {
+        self.name = name
+        self.stamp = stamp
+    }
+}
+
 /// One photograph. Kept compact, since a catalog holds one per photo (100,000 and more) and a
 /// rescan holds two catalogs for a moment: only the id, album, relative path (or URL), the
 /// manifest's own text and the stamp are stored; the file name, title, absolute path, size and
@@ -43,6 +55,9 @@ public struct CatalogItem: Sendable, Equatable {
     /// Files that belong to this one: a Live Photo's movie, a raw shot with this JPEG
     /// (`CompanionPairing`). Empty for most items.
     public var companions: [Companion] = []
+    /// The XMP sidecar beside the file (`IMG_1.jpg.xmp`, else `IMG_1.xmp`, any case), as the
+    /// scan saw it; nil when there is none.
+    public var sidecar: SidecarFile?
 
     public init(id: String, albumID: String, givenTitle: String?, caption: String?, source: ItemSource, stamp: FileStamp?) {
         self.id = id
@@ -116,6 +131,8 @@ public struct CatalogAlbum: Sendable, Equatable {
     /// and every album below it (the topmost such album when several are marked); nil for a
     /// public album. Private albums are left out of the public view (`Catalog.publicView`).
     public var privateRoot: String? = nil
+    /// Whether its page shows captions under the thumbnails (`gallery.json` `captions`).
+    public var showsCaptions = false
 }
 
 /// An immutable snapshot of the library; the store swaps in a new one when the folder changes.

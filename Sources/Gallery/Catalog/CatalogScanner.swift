@@ -60,7 +60,9 @@ public struct CatalogScanner: Sendable {
                 state.mix(image.name, UInt64(image.stamp.size), UInt64(bitPattern: Int64(image.stamp.mtimeNanoseconds)))
             }
             let base = relativePath.isEmpty ? state.realRoot : state.realRoot + "/" + relativePath
-            return FolderEntries(subfolders: folder.subfolders.map { ($0, base + "/" + $0) }, images: folder.images)
+            var entries = FolderEntries(subfolders: folder.subfolders.map { ($0, base + "/" + $0) }, images: folder.images)
+            entries.listedSidecars = folder.sidecars
+            return entries
         }
     }
 
@@ -71,6 +73,12 @@ public struct CatalogScanner: Sendable {
         var images: [(name: String, stamp: FileStamp)] = []
         /// Real paths of the photos that are symlinks, by name.
         var symlinkTargets: [String: String] = [:]
+        /// XMP sidecars (regular files named `*.xmp` in any case, at most
+        /// `FileIndexing.maxSidecarBytes`) by lowercased name.
+        var sidecars: [String: SidecarFile] = [:]
+        /// From the index's listing: the stamps of the sidecars its rows were read with, by
+        /// photo name (their file names are not kept).
+        var listedSidecars: [String: FileStamp] = [:]
     }
 
     private func build(list: (String, String, inout ScanState) -> FolderEntries) -> Result {
@@ -144,7 +152,7 @@ public struct CatalogScanner: Sendable {
         }
     }
 
-    private enum EntryKind { case directory(String), image(FileStamp, symlinkTarget: String?), other }
+    private enum EntryKind { case directory(String), image(FileStamp, symlinkTarget: String?), sidecar(FileStamp), other }
 
     /// The entries of one folder on disk, sorted by name.
     private func listFolder(relativePath: String, absolute: String, state: inout ScanState) -> FolderEntries {
@@ -163,6 +171,8 @@ public struct CatalogScanner: Sendable {
             case .image(let stamp, let target):
                 entries.images.append((name, stamp))
                 if let target { entries.symlinkTargets[name] = target }
+            case .sidecar(let stamp):
+                entries.sidecars[name.lowercased()] = SidecarFile(name: name, stamp: stamp)
             case .other: break
             }
         }
@@ -217,6 +227,8 @@ public struct CatalogScanner: Sendable {
             var item = CatalogItem(id: id, albumID: albumID, givenTitle: nonEmpty(text?.title), caption: nonEmpty(text?.caption),
                                    source: .file(relativePath: rel, root: state.root), stamp: image.stamp)
             item.companions = paired.companions[image.name] ?? []
+            item.sidecar = Self.sidecar(of: image.name, in: entries.sidecars)
+                ?? entries.listedSidecars[image.name].map { SidecarFile(name: "", stamp: $0) }
             state.items[id] = item
             itemIDs.append(id)
             if ImageFiles.isMovie(name: image.name) { videoCount += 1 }
@@ -241,6 +253,7 @@ public struct CatalogScanner: Sendable {
             id: albumID, parentID: parentID, relativePath: relativePath,
             title: relativePath.isEmpty ? title : (nonEmpty(text?.title) ?? title),
             caption: nonEmpty(text?.caption), albumIDs: albumIDs, itemIDs: itemIDs, videoCount: videoCount, privateRoot: privateRoot)
+        state.albums[albumID]?.showsCaptions = text?.captions ?? manifest?.captions ?? false
         return albumID
     }
 
@@ -281,11 +294,26 @@ public struct CatalogScanner: Sendable {
             return .directory(ImageFiles.realPath(realDir) ?? realDir)
         }
         guard mode == S_IFREG, st.st_size > 0 else { return .other }
+        let stamp = FileStamp(size: Int(st.st_size), mtimeSeconds: Int(st.st_mtim.tv_sec),
+                              mtimeNanoseconds: Int(st.st_mtim.tv_nsec), inode: UInt64(st.st_ino))
+        if name.lowercased().hasSuffix(".xmp") {
+            return symlinkTarget == nil && stamp.size <= FileIndexing.maxSidecarBytes ? .sidecar(stamp) : .other
+        }
         if ImageFiles.isImage(path: path, name: name) {
             return .image(FileStamp(size: Int(st.st_size), mtimeSeconds: Int(st.st_mtim.tv_sec),
                                     mtimeNanoseconds: Int(st.st_mtim.tv_nsec), inode: UInt64(st.st_ino)), symlinkTarget: symlinkTarget)
         }
         return .other
+    }
+
+    /// The sidecar of the photo `name`: darktable's `name.xmp` first, then Lightroom's and
+    /// digiKam's `base.xmp`, matched without regard to case.
+    static func sidecar(of name: String, in sidecars: [String: SidecarFile]) -> SidecarFile? {
+        guard !sidecars.isEmpty else { return nil }
+        let lower = name.lowercased()
+        if let own = sidecars[lower + ".xmp"] { return own }
+        guard let dot = lower.lastIndex(of: ".") else { return nil }
+        return sidecars[lower[..<dot] + ".xmp"]
     }
 
     private func addRemoteItems(_ remote: [Manifest.RemoteItem], rootID: String, state: inout ScanState, manifest: Manifest?) {

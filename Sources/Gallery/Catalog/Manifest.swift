@@ -14,6 +14,7 @@ import Foundation
 /// its entry; the album's own word wins, then the site's, then `--sort`.
 /// `"show_location": true` lets detail pages show where a photo was taken (its EXIF GPS
 /// position, with a map link); without it (the default) pages never show coordinates.
+/// `"captions": true` (site-wide, or in an album's entry) shows captions under thumbnails.
 public struct Manifest: Sendable, Decodable, Equatable {
     public struct Text: Sendable, Decodable, Equatable {
         public var title: String?
@@ -22,6 +23,8 @@ public struct Manifest: Sendable, Decodable, Equatable {
         public var sort: String?
         /// On an album: it and everything below it are private, reachable only by share links.
         public var `private`: Bool?
+        /// On an album: whether captions show under its thumbnails (overrides the site's).
+        public var captions: Bool?
     }
 
     public struct RemoteItem: Sendable, Decodable, Equatable {
@@ -40,9 +43,12 @@ public struct Manifest: Sendable, Decodable, Equatable {
     /// Whether pages may show a photo's GPS position. Default false: a position is private
     /// data (where someone lives), so it is shown only when the owner says so.
     public var showLocation: Bool?
+    /// Whether album pages show each photo's caption under its thumbnail (the album's own
+    /// `captions` wins). Default false.
+    public var captions: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case title, sort, albums, items, remote
+        case title, sort, albums, items, remote, captions
         case showLocation = "show_location"
     }
 

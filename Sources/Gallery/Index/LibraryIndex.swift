@@ -44,6 +44,8 @@ public struct LibraryListing: Sendable {
     public struct Folder: Sendable {
         public var subfolders: [String] = []
         public var images: [(name: String, stamp: FileStamp)] = []
+        /// The stamps of the sidecars the rows were read with, by photo name.
+        public var sidecars: [String: FileStamp] = [:]
     }
     /// By relative folder path ("" for the root).
     public var folders: [String: Folder] = [:]
@@ -312,16 +314,19 @@ public final class LibraryIndex: Sendable {
     struct RowStamp: Equatable {
         var stamp: FileStamp
         var current: Bool
+        /// The stamp of the sidecar whose text the row holds.
+        var sidecar: FileStamp?
     }
 
     /// Stamps of the photos in one folder, by file name.
     func stamps(folder: String) -> [String: RowStamp]? {
         read { db throws(SQLiteError) -> [String: RowStamp] in
             var out: [String: RowStamp] = [:]
-            try db.run("SELECT name, size, mtime_s, mtime_ns, inode, facts_level FROM photos WHERE album = ?", [.text(folder)]) { row in
+            try db.run("SELECT name, size, mtime_s, mtime_ns, inode, facts_level, sidecar FROM photos WHERE album = ?", [.text(folder)]) { row in
                 let stamp = FileStamp(size: row.int(1), mtimeSeconds: row.int(2), mtimeNanoseconds: row.int(3),
                                       inode: UInt64(bitPattern: Int64(row.int(4))))
-                out[row.text(0) ?? ""] = RowStamp(stamp: stamp, current: row.int(5) >= Self.factsLevel)
+                out[row.text(0) ?? ""] = RowStamp(stamp: stamp, current: row.int(5) >= Self.factsLevel,
+                                                  sidecar: row.text(6).flatMap(FileStamp.init(indexText:)))
             }
             return out
         }
@@ -346,11 +351,14 @@ public final class LibraryIndex: Sendable {
         guard let listing = read({ db throws(SQLiteError) -> LibraryListing in
             var listing = LibraryListing()
             listing.folders[""] = LibraryListing.Folder()
-            try db.run("SELECT album, name, size, mtime_s, mtime_ns, inode FROM photos WHERE failure IS NULL") { row in
+            try db.run("SELECT album, name, size, mtime_s, mtime_ns, inode, sidecar FROM photos WHERE failure IS NULL") { row in
                 let album = row.text(0) ?? ""
                 let stamp = FileStamp(size: row.int(2), mtimeSeconds: row.int(3), mtimeNanoseconds: row.int(4),
                                       inode: UInt64(bitPattern: Int64(row.int(5))))
                 listing.folders[album, default: LibraryListing.Folder()].images.append((row.text(1) ?? "", stamp))
+                if let sidecar = row.text(6).flatMap(FileStamp.init(indexText:)) {
+                    listing.folders[album]?.sidecars[row.text(1) ?? ""] = sidecar
+                }
                 listing.photoCount += 1
             }
             // Each folder between the root and a photo's folder, listed in its parent once.

@@ -64,20 +64,25 @@ public final class LibraryIndexer: Sendable {
         let start = DispatchTime.now().uptimeNanoseconds
         var summary = Summary()
         index.flushPlaceholders()
-        var pending: [(relativePath: String, absolutePath: String)] = []
+        var pending: [(relativePath: String, absolutePath: String, sidecarPath: String?, root: String)] = []
         var removals: [LibraryIndex.Change] = []
         var folders = Set<String>()
         for album in catalog.albums.values {
-            let files = album.itemIDs.compactMap { id -> (name: String, rel: String, abs: String, stamp: FileStamp)? in
+            let files = album.itemIDs.compactMap { id -> (name: String, rel: String, abs: String, stamp: FileStamp, sidecar: SidecarFile?, root: String)? in
                 guard let item = catalog.items[id], case .file(let rel, let root) = item.source, let stamp = item.stamp else { return nil }
-                return (item.fileName, rel, root.path + "/" + rel, stamp)
+                return (item.fileName, rel, root.path + "/" + rel, stamp, item.sidecar, root.path)
             }
             guard !files.isEmpty || !album.relativePath.isEmpty else { continue }
             folders.insert(album.relativePath)
             guard var known = index.stamps(folder: album.relativePath) else { return summary }
             for file in files {
                 let row = known.removeValue(forKey: file.name)
-                if row?.stamp != file.stamp || row?.current != true { pending.append((file.rel, file.abs)) }
+                // A sidecar added, changed or removed re-reads its photo like a change of the file.
+                if row?.stamp != file.stamp || row?.current != true || row?.sidecar != file.sidecar?.stamp {
+                    let folder = String(file.abs.dropLast(file.name.count))
+                    let sidecarPath = file.sidecar.flatMap { $0.name.isEmpty ? nil : folder + $0.name }
+                    pending.append((file.rel, file.abs, sidecarPath, file.root))
+                }
             }
             for gone in known.keys {
                 removals.append(.remove(relativePath: album.relativePath.isEmpty ? gone : album.relativePath + "/" + gone))
@@ -97,12 +102,16 @@ public final class LibraryIndexer: Sendable {
             if cancelled.load(ordering: .relaxed) { break }
             let slice = Array(pending[start..<min(pending.count, start + Self.batchSize)])
             let results = ResultSlots<Result<IndexedFile, PipelineError>>(count: slice.count)
+            let sidecars = ResultSlots<SidecarText?>(count: slice.count)
             let readers = self.readers
             let lane: @Sendable (Int) -> Void = { [self] lane in
                 for i in stride(from: lane, to: slice.count, by: readers) where !cancelled.load(ordering: .relaxed) {
                     do throws(PipelineError) { results.set(i, .success(try readFile(slice[i].absolutePath))) } catch {
                         results.set(i, .failure(error))
                     }
+                    // A sidecar that cannot be read (gone since the scan, too big) leaves the
+                    // row without its stamp, so the next pass tries again.
+                    if let path = slice[i].sidecarPath { sidecars.set(i, try? FileIndexing.readSidecar(path: path, root: slice[i].root)) }
                 }
             }
             if background {
@@ -113,7 +122,11 @@ public final class LibraryIndexer: Sendable {
             for (i, file) in slice.enumerated() {
                 switch results.get(i) {
                 case .success(let read)?:
-                    batch.append(.put(IndexedPhoto(relativePath: file.relativePath, stamp: read.stamp, version: read.version, facts: read.facts)))
+                    var facts = read.facts
+                    let sidecar = sidecars.get(i) ?? nil
+                    if let sidecar, let embedded = facts?.text { facts?.text = sidecar.text.filling(from: embedded) }
+                    batch.append(.put(IndexedPhoto(relativePath: file.relativePath, stamp: read.stamp, version: read.version, facts: facts,
+                                                   sidecar: sidecar?.stamp)))
                     summary.read += 1
                 case .failure(let error)?:
                     // A file that vanished since the scan is left to the next pass; one that is

@@ -55,7 +55,8 @@ extension GalleryApp {
                     "img": thumbnail(item), "index": .int(firstIndex + offset), "video": .bool(isMovie),
                     "duration": .optional(isMovie ? factsByID[item.id]?.duration : nil),
                     "motion": .bool(!isMovie && factsByID[item.id]?.duration != nil),
-                    "animated": .bool(factsByID[item.id]?.isAnimated ?? false), "live": .bool(item.companion(.live) != nil)]
+                    "animated": .bool(factsByID[item.id]?.isAnimated ?? false), "live": .bool(item.companion(.live) != nil),
+                    "captionLine": .optional(album.showsCaptions ? item.caption ?? factsByID[item.id]?.caption : nil)]
         }
 
         var context = chrome()

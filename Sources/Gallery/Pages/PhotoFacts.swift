@@ -18,6 +18,9 @@ struct PhotoFacts: Sendable, Equatable {
     var duration: String?
     /// A movie's (or motion photo's clip's) codec ("HEVC", "H.264"), from the index.
     var codec: String?
+    /// The caption written into the file or its sidecar, from the index (album pages show it
+    /// under the thumbnail when `gallery.json` asks for captions).
+    var caption: String?
 
     /// Whether the photo is an animation (a GIF of more than one frame).
     var isAnimated: Bool { format.map(GalleryApp.isAnimation) ?? false }
@@ -47,6 +50,7 @@ struct PhotoFacts: Sendable, Equatable {
         format = row.facts?.format
         duration = row.facts?.video?.durationText
         codec = row.facts?.video?.codec
+        caption = row.facts?.text.caption
     }
 }
 
@@ -95,13 +99,15 @@ extension GalleryApp {
     }
 
     /// The index rows of those `items` whose file is unchanged since it was indexed (the
-    /// row's stamp is the one the latest scan saw), by item id.
+    /// row's stamp and its sidecar's are the ones the latest scan saw), by item id.
     func indexedRows(_ items: [CatalogItem]) -> [String: IndexedPhoto] {
         guard let index else { return [:] }
         let rows = index.photos(items.compactMap(\.relativePath))
         var out: [String: IndexedPhoto] = [:]
         for item in items {
-            if let rel = item.relativePath, let row = rows[rel], row.stamp == item.stamp { out[item.id] = row }
+            if let rel = item.relativePath, let row = rows[rel], row.stamp == item.stamp, row.sidecar == item.sidecar?.stamp {
+                out[item.id] = row
+            }
         }
         return out
     }

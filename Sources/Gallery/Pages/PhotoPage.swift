@@ -22,13 +22,17 @@ extension GalleryApp {
         // Facts without the movie's (from an index row written before they were kept): read its `moov`.
         if isMovie, facts?.video == nil, case .version = lookup, let read = try? pipeline.facts(url: url) { facts = read }
 
+        // gallery.json's words first, then the file's (or its sidecar's), then the file name.
+        let text = facts?.text ?? PhotoText()
+        let title = item.givenTitle ?? text.title ?? item.title
         var context = chrome()
-        context["pageTitle"] = .string(item.title)
-        context["breadcrumbs"] = breadcrumbs(albumID: item.albumID, catalog: catalog, current: item.title)
+        context["pageTitle"] = .string(title)
+        context["breadcrumbs"] = breadcrumbs(albumID: item.albumID, catalog: catalog, current: title)
         context["hasCrumbs"] = true
         var photo: [String: TemplateValue] = [
-            "title": .string(item.title),
-            "caption": .optional(item.caption),
+            "title": .string(title),
+            "caption": .optional(item.caption ?? text.caption),
+            "text": textView(text, prefix: catalog.linkPrefix),
             "fileName": .string(item.fileName),
             "originalURL": .string(catalog.linkPrefix + "/original/\(item.id)"),
         ]
@@ -90,6 +94,38 @@ extension GalleryApp {
         video["codecTest"] = .string(GalleryApp.codecTest(codec) ?? "")
         video["codecName"] = .string(codec ?? "this")
         return video
+    }
+
+    /// Keywords and people as links to their searches (`/search?q=keyword:"…"`, under the
+    /// share's prefix on a share link), the rating as stars, label, places, creator and
+    /// copyright; `.null` when the file says none of these. Every value is escaped by the
+    /// template (they are untrusted text).
+    func textView(_ text: PhotoText, prefix: String) -> TemplateValue {
+        func links(_ values: [String], field: String) -> TemplateValue {
+            ["items": .list(values.map { ["name": .string($0), "url": .string(GalleryApp.searchURL(field: field, value: $0, prefix: prefix))] })]
+        }
+        var view: [String: TemplateValue] = [:]
+        if !text.keywords.isEmpty { view["keywords"] = links(text.keywords, field: "keyword") }
+        if !text.people.isEmpty { view["people"] = links(text.people, field: "person") }
+        if let rating = text.rating {
+            view["rating"] = rating < 0 ? ["stars": .string("Rejected"), "words": .string("Rejected")]
+                : ["stars": .string(String(repeating: "★", count: rating) + String(repeating: "☆", count: 5 - rating)),
+                   "words": .string("\(rating) of 5 stars")]
+        }
+        if let label = text.label { view["label"] = .string(label) }
+        if !text.places.isEmpty { view["places"] = .string(text.places.joined(separator: ", ")) }
+        if let creator = text.creator { view["creator"] = .string(creator) }
+        if let copyright = text.copyright { view["copyright"] = .string(copyright) }
+        return view.isEmpty ? .null : .object(view)
+    }
+
+    /// `/search?q=field:"value"` (percent-encoded; a quote inside the value is dropped, as
+    /// the query language has no escape for it).
+    static func searchURL(field: String, value: String, prefix: String) -> String {
+        let query = field + ":\"" + value.replacingOccurrences(of: "\"", with: "") + "\""
+        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)...Unicode.Scalar(0x7F)))
+        allowed.insert(charactersIn: "-._~")
+        return prefix + "/search?q=" + (query.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
     }
 
     /// Largest GIF shown animated on its page (bytes): 16 MB.

@@ -23,7 +23,9 @@ public enum ExifReader {
         var dateTime: String?
         var subIFD: Int?
         var gpsIFD: Int?
+        var text = ExifTextFields()
         reader.forEachEntry(ifd: Int(ifd0), visited: &visited) { tag, entry in
+            if ExifTextFields.ifd0Tags.contains(tag) { text.read(tag, reader.rawBytes(entry), little: little) }
             switch tag {
             case 0x0112:
                 if let v = reader.shortValue(entry) { meta.orientation = Orientation(exifValue: v) }
@@ -35,18 +37,21 @@ public enum ExifReader {
             default: break
             }
         }
-        if let sub = subIFD { readExifIFD(sub, reader: reader, visited: &visited, into: &meta) }
+        if let sub = subIFD { readExifIFD(sub, reader: reader, visited: &visited, into: &meta, text: &text) }
+        meta.text = text.text
         if let gps = gpsIFD { meta.gps = readGPS(gps, reader: reader, visited: &visited) }
         if meta.dateTimeOriginal == nil { meta.dateTimeOriginal = dateTime }
         return meta
     }
 
     /// The Exif sub-IFD: date taken, lens and exposure.
-    private static func readExifIFD(_ ifd: Int, reader: TIFFReader, visited: inout Set<Int>, into meta: inout ExifMetadata) {
+    private static func readExifIFD(_ ifd: Int, reader: TIFFReader, visited: inout Set<Int>, into meta: inout ExifMetadata,
+                                    text: inout ExifTextFields) {
         var isoRatings: Int?
         var isoSpeed: Int?
         reader.forEachEntry(ifd: ifd, visited: &visited) { tag, entry in
             switch tag {
+            case 0x9286: text.read(tag, reader.rawBytes(entry), little: reader.little)
             case 0x9003: meta.dateTimeOriginal = reader.asciiValue(entry)
             case 0xA433: meta.lensMake = reader.asciiValue(entry)
             case 0xA434: meta.lensModel = reader.asciiValue(entry)
@@ -190,6 +195,22 @@ private struct TIFFReader {
             guard let n = u32(start + 8 * i), let d = u32(start + 8 * i + 4) else { return nil }
             return ExifRational(numerator: n, denominator: d)
         }
+    }
+
+    /// The bytes of a BYTE, ASCII or UNDEFINED entry, at most `ExifTextFields.maxBytes`;
+    /// nil when they do not lie inside the buffer.
+    func rawBytes(_ e: Entry) -> ArraySlice<UInt8>? {
+        guard e.type == 1 || e.type == 2 || e.type == 7, e.count > 0 else { return nil }
+        let length = min(e.count, ExifTextFields.maxBytes)
+        let start: Int
+        if e.count <= 4 {
+            start = e.valueField
+        } else {
+            guard let off = u32(e.valueField) else { return nil }
+            start = Int(off)
+        }
+        guard start >= 0, start <= bytes.count - length else { return nil }
+        return bytes[start..<(start + length)]
     }
 
     /// ASCII text up to its first NUL, trimmed; at most 256 bytes are read.

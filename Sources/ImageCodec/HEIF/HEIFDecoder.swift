@@ -29,6 +29,9 @@ enum HEIFDecoder {
                              bitDepth: config.bitDepthLuma, progressive: false, colorSpace: mono ? "Gray" : "YCbCr",
                              sampling: [sampling], exif: exif, iccProfile: p.icc, codePoints: p.nclx)
         info.tileCount = p.tiles.count
+        var embedded = EmbeddedMetadata()
+        if let xmp = graph.xmp { embedded.addXMP(xmp) }
+        info.text = embedded.text(exif: exif.text)
         info.embeddedThumbnails = graph.thumbnails.enumerated().map {
             EmbeddedThumbnail(index: $0.offset, width: $0.element.plan.displayWidth, height: $0.element.plan.displayHeight)
         }

@@ -48,6 +48,8 @@ struct HEIFImageGraph {
     /// `prem` reference from the primary to its alpha: colour samples are premultiplied.
     let premultipliedAlpha: Bool
     let exif: ExifMetadata?
+    /// The primary's XMP packet (a `mime` item of type `application/rdf+xml` describing it).
+    let xmp: [UInt8]?
     /// `thmb` items of the primary that decode to a smaller image of the same aspect ratio
     /// (within 1 %), smallest first. Items whose structure is damaged are left out.
     let thumbnails: [(id: Int, plan: HEIFPicturePlan)]
@@ -72,6 +74,7 @@ struct HEIFImageGraph {
         let pid = primaryID
         premultipliedAlpha = alphaID.map { container.references(FourCC("prem"), from: pid).contains($0) } ?? false
         exif = Self.readExif(container, for: primaryID, limits: limits)
+        xmp = Self.readXMP(container, for: primaryID, limits: limits)
         let main = primary
         thumbnails = container.referrers(FourCC("thmb"), to: primaryID).compactMap { id -> (id: Int, plan: HEIFPicturePlan)? in
             guard let plan = try? Self.plan(container, id: id, limits: limits, path: [pid]),
@@ -209,6 +212,17 @@ struct HEIFImageGraph {
         if plan.nclx == nil { plan.nclx = f.nclx }
         if plan.icc == nil { plan.icc = f.icc }
         return plan
+    }
+
+    /// The XMP packet of a `mime` item (`application/rdf+xml`) describing `id`; nil when
+    /// absent or unreadable.
+    static func readXMP(_ c: HEIFContainer, for id: Int, limits: DecodeLimits) -> [UInt8]? {
+        for ref in c.references where ref.type == FourCC("cdsc") && ref.to.contains(id) {
+            guard let item = c.itemsByID[ref.from], item.type == FourCC("mime"), item.contentType == "application/rdf+xml",
+                  let data = try? c.data(of: ref.from, limits: limits), data.count <= limits.maxMetadataBytes else { continue }
+            return Array(data)
+        }
+        return nil
     }
 
     /// EXIF from an `Exif` item describing `id`: a 4-byte offset to the TIFF header, then the

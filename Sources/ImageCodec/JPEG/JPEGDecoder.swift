@@ -253,11 +253,14 @@ enum JPEGDecoder {
 
     static func info(_ h: Headers) -> ImageInfo {
         let cs = JPEGColorSpace(frame: h.frame, metadata: h.metadata)
-        return ImageInfo(format: .jpeg, width: h.frame.width, height: h.frame.height,
-                         components: h.frame.components.count, hasAlpha: false, bitDepth: 8,
-                         progressive: h.frame.progressive, colorSpace: cs.rawValue,
-                         sampling: h.frame.components.map { "\($0.h)x\($0.v)" },
-                         exif: h.metadata.exif ?? ExifMetadata(), iccProfile: h.metadata.iccProfile)
+        let exif = h.metadata.exif ?? ExifMetadata()
+        var info = ImageInfo(format: .jpeg, width: h.frame.width, height: h.frame.height,
+                             components: h.frame.components.count, hasAlpha: false, bitDepth: 8,
+                             progressive: h.frame.progressive, colorSpace: cs.rawValue,
+                             sampling: h.frame.components.map { "\($0.h)x\($0.v)" },
+                             exif: exif, iccProfile: h.metadata.iccProfile)
+        info.text = h.metadata.embedded.text(exif: exif.text)
+        return info
     }
 
     static func hex(_ b: UInt8) -> String {

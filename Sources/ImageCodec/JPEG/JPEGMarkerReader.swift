@@ -218,11 +218,13 @@ struct JPEGTables {
     }
 }
 
-/// What the APPn segments say: JFIF, Adobe transform, EXIF and the ICC profile.
+/// What the APPn segments say: JFIF, Adobe transform, EXIF, XMP, IPTC and the ICC profile.
 struct JPEGMetadata {
     var sawJFIF = false
     var adobeTransform: Int?
     var exif: ExifMetadata?
+    /// XMP (APP1, extended XMP included) and IPTC (APP13) for `ImageInfo.text`.
+    var embedded = EmbeddedMetadata()
     private var iccChunks: [(seq: Int, total: Int, data: ArraySlice<UInt8>)] = []
 
     mutating func readAPP(_ marker: UInt8, _ p: ArraySlice<UInt8>) {
@@ -230,7 +232,9 @@ struct JPEGMetadata {
         case 0xE0:
             if p.count >= 14, p.prefix(5).elementsEqual([0x4A, 0x46, 0x49, 0x46, 0]) { sawJFIF = true }
         case 0xE1:
-            if exif == nil, let e = ExifReader.parse(app1: p) { exif = e }
+            if exif == nil, let e = ExifReader.parse(app1: p) { exif = e } else { embedded.addAPP1(p) }
+        case 0xED:
+            embedded.addAPP13(p)
         case 0xE2:
             let magic: [UInt8] = Array("ICC_PROFILE".utf8) + [0]
             if p.count >= 14, p.prefix(12).elementsEqual(magic) {

@@ -17,17 +17,21 @@ struct PNGStructure {
     var chromaticities: Chromaticities?
     var codePoints: ColourCodePoints?
     var exif = ExifMetadata()
+    /// The XMP packet of an `iTXt` chunk with keyword `XML:com.adobe.xmp`.
+    var embedded = EmbeddedMetadata()
     var warnings: [String] = []
 
     var paletteCount: Int { palette.count / 3 }
 
     func info() -> ImageInfo {
         let layout = header.outputLayout(hasTransparencyChunk: transparency != nil)
-        return ImageInfo(format: .png, width: header.width, height: header.height,
+        var info = ImageInfo(format: .png, width: header.width, height: header.height,
                          components: layout.channels, hasAlpha: layout.hasAlpha,
                          bitDepth: header.bitDepth, progressive: header.interlaced,
                          colorSpace: header.colorType.name, exif: exif, iccProfile: iccProfile,
                          codePoints: codePoints, gamma: gamma, srgbIntent: srgbIntent, chromaticities: chromaticities)
+        info.text = embedded.text(exif: exif.text)
+        return info
     }
 }
 
@@ -156,6 +160,8 @@ enum PNGChunkReader {
                     guard !seenEXIF else { s.warnings.append("ignored a second eXIf chunk"); break }
                     seenEXIF = true
                     s.exif = ExifReader.parse(tiff: ArraySlice(data))
+                case "iTXt":
+                    try readXMP(data, cap: limits.maxMetadataBytes, into: &s)
                 default:
                     if critical { throw ImageCodecError(.unsupported, "PNG critical chunk \(name) is unknown") }
                 }
@@ -226,6 +232,31 @@ enum PNGChunkReader {
         }
         guard valid else { s.warnings.append("ignored an invalid tRNS chunk"); return }
         s.transparency = Array(data)
+    }
+
+    /// iTXt with keyword `XML:com.adobe.xmp`: flag, method, language tag and translated keyword
+    /// (each NUL-ended), then the packet, inflated up to `cap` bytes when the flag says so.
+    /// Other iTXt chunks are not read.
+    private static func readXMP(_ data: UnsafeBufferPointer<UInt8>, cap: Int, into s: inout PNGStructure) throws {
+        let keyword: [UInt8] = Array("XML:com.adobe.xmp".utf8) + [0]
+        guard data.starts(with: keyword) else { return }
+        var at = keyword.count
+        guard data.count >= at + 2, data[at + 1] == 0 else { s.warnings.append("ignored an invalid XMP iTXt chunk"); return }
+        let compressed = data[at] == 1
+        at += 2
+        for _ in 0..<2 {
+            guard let nul = data[at...].firstIndex(of: 0) else { s.warnings.append("ignored an invalid XMP iTXt chunk"); return }
+            at = nul + 1
+        }
+        let body = UnsafeBufferPointer(rebasing: data[at...])
+        if compressed {
+            guard let packet = try ZlibStream.inflateCapped(body, cap: cap) else {
+                s.warnings.append("dropped the XMP packet: broken or larger than \(cap) bytes"); return
+            }
+            s.embedded.addXMP(packet)
+        } else {
+            s.embedded.addXMP(body)
+        }
     }
 
     /// iCCP: a 1-79 byte Latin-1 name, NUL, compression method 0, then a zlib stream,

@@ -45,6 +45,7 @@ enum RawDecoder {
         var info = jpeg
         info.format = .raw
         if raw.exif != ExifMetadata() { info.exif = raw.exif }
+        if !raw.text.isEmpty { info.text = raw.text }
         info.container = "\(raw.name) · embedded preview \(preview.width)×\(preview.height)"
         return info
     }

@@ -15,6 +15,8 @@ struct RawPreviewFile {
     let name: String
     let previews: [Preview]
     let exif: ExifMetadata
+    /// XMP (tag 700), IPTC (33723) and EXIF text of IFD0, for TIFF-based raws.
+    var text = ImageText()
 
     /// Shortest long edge a preview must have to stand in for the photo: 640 px. Smaller
     /// ones (the 160×120 EXIF thumbnails every raw has) would make blurry renders at every

@@ -41,8 +41,10 @@ enum TIFFRawPreviews {
             if c.magic == 0x55, let e = dir.entries[0x2E] { add(c.valueOffset(e), e.count) }
         }
         let make = (try c.text(ifd0, 0x010F)) ?? ""
-        return RawPreviewFile(name: name(c, ifd0, make: make), previews: previews,
-                              exif: TIFFExifSubset.metadata(c, ifd0: ifd0))
+        let exif = TIFFExifSubset.metadata(c, ifd0: ifd0)
+        var file = RawPreviewFile(name: name(c, ifd0, make: make), previews: previews, exif: exif)
+        file.text = TIFFDecoder.embeddedText(c, ifd0, exif: exif, limits: DecodeLimits())
+        return file
     }
 
     /// The raw format's usual name, from the header and the camera maker.

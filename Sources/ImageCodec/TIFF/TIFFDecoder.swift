@@ -69,8 +69,22 @@ enum TIFFDecoder {
                              hasAlpha: l.alpha != .none, bitDepth: l.bitsPerSample, progressive: false,
                              colorSpace: l.colourSpaceName, exif: exif, iccProfile: icc)
         info.tileCount = l.tiled ? l.blocksAcross * l.blocksDown : 1
+        info.text = TIFFDecoder.embeddedText(c, try c.directory(at: c.firstIFD), exif: exif, limits: limits)
         info.container = "TIFF · \(TIFFImageLayout.compressionNames[l.compression] ?? "?")\(c.big ? " · BigTIFF" : "")"
         return info
+    }
+
+    /// XMP (tag 700) and IPTC-IIM (tag 33723) of IFD0, merged with the EXIF text; damaged or
+    /// oversized entries are skipped.
+    static func embeddedText(_ c: TIFFContainer, _ ifd0: TIFFDirectory, exif: ExifMetadata, limits: DecodeLimits) -> ImageText {
+        var embedded = EmbeddedMetadata(maxBytes: limits.maxMetadataBytes)
+        if let e = ifd0.entries[700], let bytes = (try? c.valueBytes(e, maxCount: limits.maxMetadataBytes)) ?? nil {
+            embedded.addXMP(bytes)
+        }
+        if let e = ifd0.entries[33723], let bytes = (try? c.valueBytes(e, maxCount: limits.maxMetadataBytes / 4)) ?? nil {
+            embedded.addIIM(bytes)
+        }
+        return embedded.text(exif: exif.text)
     }
 
     /// The output and buffers of one decode, decided from the layout: `decode` allocates by it

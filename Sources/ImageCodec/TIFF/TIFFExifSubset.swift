@@ -4,8 +4,9 @@
 /// one place that maps tags to fields, while the file itself may be big-endian, BigTIFF, or a
 /// 60 MB raw whose IFD0 sits after the image data.
 enum TIFFExifSubset {
-    static let ifd0Tags: Set<Int> = [0x0112, 0x010F, 0x0110, 0x0132]
-    static let exifTags: Set<Int> = [0x9003, 0xA433, 0xA434, 0x829A, 0x829D, 0x920A, 0x8827, 0x8833, 0xA405]
+    static let ifd0Tags: Set<Int> = Set([0x0112, 0x010F, 0x0110, 0x0132]).union(ExifTextFields.ifd0Tags)
+    static let exifTags: Set<Int> = Set([0x9003, 0xA433, 0xA434, 0x829A, 0x829D, 0x920A, 0x8827, 0x8833, 0xA405])
+        .union(ExifTextFields.exifTags)
     static let gpsTags: Set<Int> = [1, 2, 3, 4, 5, 6]
 
     /// EXIF facts of the file whose first IFD is `ifd0`; damage drops fields, never throws.
@@ -54,7 +55,7 @@ enum TIFFExifSubset {
             let count: Int
             let swap: Int
             switch e.type {
-            case 1, 2, 7: count = min(e.count, 256); swap = 1
+            case 1, 2, 7: count = min(e.count, ExifTextFields.ifd0Tags.union(ExifTextFields.exifTags).contains(tag) ? ExifTextFields.maxBytes : 256); swap = 1
             case 3: count = min(e.count, 4); swap = 2
             case 4: count = min(e.count, 4); swap = 4
             case 5: count = min(e.count, 3); swap = 4

@@ -26,6 +26,7 @@ struct WebPContainer {
     var alphaFlag = false
     var iccProfile: [UInt8]?
     var exif: Range<Int>?
+    var xmp: Range<Int>?
 
     static func read(_ file: UnsafeBufferPointer<UInt8>) throws -> WebPContainer {
         guard file.count >= 12 else { throw ImageCodecError(.truncated, "WebP file shorter than its RIFF header") }
@@ -73,6 +74,8 @@ struct WebPContainer {
                 iccProfile = Array(file[chunk.payload])
             case "EXIF" where exif == nil:
                 exif = chunk.payload
+            case "XMP " where xmp == nil:
+                xmp = chunk.payload
             case "ALPH" where !foundImage && !animated:
                 alpha = chunk.payload
             case "VP8 ", "VP8L":

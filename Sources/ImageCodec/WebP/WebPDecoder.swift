@@ -67,11 +67,15 @@ enum WebPDecoder {
         }
         let alpha = hasAlpha(c)
         let icc = c.iccProfile.flatMap { $0.count <= limits.maxMetadataBytes ? $0 : nil }
-        return ImageInfo(format: .webp, width: c.canvasWidth, height: c.canvasHeight, components: alpha ? 4 : 3,
+        var embedded = EmbeddedMetadata(maxBytes: limits.maxMetadataBytes)
+        if let range = c.xmp { embedded.addXMP(UnsafeBufferPointer(rebasing: file[range])) }
+        var info = ImageInfo(format: .webp, width: c.canvasWidth, height: c.canvasHeight, components: alpha ? 4 : 3,
                          hasAlpha: alpha, bitDepth: 8, progressive: false,
                          colorSpace: c.bitstream == .lossy ? "YCbCr" : "RGB",
                          sampling: c.bitstream == .lossy ? ["2x2", "1x1", "1x1"] : [],
                          exif: exif, iccProfile: icc)
+        info.text = embedded.text(exif: exif.text)
+        return info
     }
 
     /// The output of one decode and the buffers it allocates, from the container alone, so

@@ -153,6 +153,47 @@ public enum FileIndexing {
     }
 }
 
+/// A sidecar read for the index: its stamp and what it says.
+public struct SidecarText: Sendable, Equatable {
+    public var stamp: FileStamp
+    public var text: PhotoText
+
+    public init(stamp: FileStamp, text: PhotoText) {
+        self.stamp = stamp
+        self.text = text
+    }
+}
+
+extension FileIndexing {
+    /// Largest sidecar read: 4 MiB (Lightroom's run to a few KB; darktable's history may
+    /// reach a few hundred).
+    public static let maxSidecarBytes = 4 << 20
+
+    /// The XMP sidecar at `path` (inside `root`, opened like an original by `LibraryFile`):
+    /// its stamp and text. Throws `.sourceNotAllowed` when it is missing or outside the
+    /// library, `.originFailed` when it is larger than `maxSidecarBytes`, unreadable or
+    /// changed while read. XML that breaks the reader's rules (a DTD, an entity, a limit)
+    /// gives empty text with the stamp, so the row is not read again until the file changes.
+    public static func readSidecar(path: String, root: String?) throws(PipelineError) -> SidecarText {
+        let file = try LibraryFile(path: path, root: root)
+        let before = FileStamp(file.status)
+        guard before.size <= maxSidecarBytes else { throw .originFailed("\(path): larger than \(maxSidecarBytes) bytes") }
+        var bytes = [UInt8](repeating: 0, count: before.size)
+        var total = 0
+        while total < before.size {
+            let n = bytes.withUnsafeMutableBytes { pread(file.fd, $0.baseAddress! + total, before.size - total, off_t(total)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw .originFailed("\(path): read failed") }
+            total += n
+        }
+        var after = stat()
+        guard fstat(file.fd, &after) == 0, FileStamp(after) == before else { throw .originFailed("\(path) changed while it was read") }
+        var embedded = EmbeddedMetadata(maxBytes: maxSidecarBytes)
+        embedded.addXMP(bytes)
+        return SidecarText(stamp: before, text: PhotoText(embedded.text()))
+    }
+}
+
 extension ImagePipeline {
     /// Tells the pipeline the version of a local original found by the library index, so
     /// that `knownVersion`, `version` and `render` use it instead of hashing the file again.

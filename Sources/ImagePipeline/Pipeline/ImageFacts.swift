@@ -60,7 +60,7 @@ public struct ImageFacts: Sendable, Equatable {
                          focalLength35mm: exif.focalLength35mm)
         location = exif.gps.map { PhotoLocation(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude) }
         video = info.video.map(VideoFacts.init)
-        text = PhotoText()
+        text = PhotoText(info.text)
     }
 
     static func formatName(_ info: ImageInfo) -> String {

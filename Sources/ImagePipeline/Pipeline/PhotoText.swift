@@ -1,3 +1,5 @@
+import ImageCodec
+
 /// What people wrote about a photo (XMP, IPTC-IIM, EXIF descriptions, sidecar files), in the
 /// web layer's terms. Every field is empty when the file and its sidecar say nothing.
 public struct PhotoText: Sendable, Equatable {
@@ -37,4 +39,22 @@ public struct PhotoText: Sendable, Equatable {
 
     /// Whether the photo carries no text at all.
     public var isEmpty: Bool { self == PhotoText() }
+}
+
+extension PhotoText {
+    /// The web layer's view of the text a codec read.
+    public init(_ text: ImageText) {
+        self.init(title: text.title, caption: text.caption, keywords: text.keywords, rating: text.rating, label: text.label,
+                  people: text.people, places: text.places, creator: text.creator, copyright: text.copyright)
+    }
+
+    /// This text (a sidecar's) with every field it lacks taken from `embedded` (the file's
+    /// own): a sidecar wins field by field, a list whole.
+    public func filling(from embedded: PhotoText) -> PhotoText {
+        PhotoText(title: title ?? embedded.title, caption: caption ?? embedded.caption,
+                  keywords: keywords.isEmpty ? embedded.keywords : keywords, rating: rating ?? embedded.rating,
+                  label: label ?? embedded.label, people: people.isEmpty ? embedded.people : people,
+                  places: places.isEmpty ? embedded.places : places, creator: creator ?? embedded.creator,
+                  copyright: copyright ?? embedded.copyright)
+    }
 }

@@ -1,0 +1,111 @@
+/// What people wrote about an image, as read from the file: XMP, IPTC-IIM and the EXIF text
+/// tags, merged (XMP wins over IPTC, IPTC over EXIF, field by field). Every field is empty when
+/// the file says nothing. Values are untrusted text: the web layer escapes them.
+public struct ImageText: Sendable, Equatable {
+    /// `dc:title`, IPTC ObjectName (2:05), Windows XPTitle.
+    public var title: String?
+    /// `dc:description` (x-default first), IPTC Caption-Abstract (2:120), EXIF ImageDescription,
+    /// UserComment, XPComment (camera placeholders such as "OLYMPUS DIGITAL CAMERA" left out).
+    public var caption: String?
+    /// `dc:subject` then `lr:hierarchicalSubject` ("A|B|C"), IPTC Keywords (2:25), XPKeywords;
+    /// each once, in file order.
+    public var keywords: [String]
+    /// `xmp:Rating`, -1 (rejected) ... 5.
+    public var rating: Int?
+    /// `xmp:Label`, the colour label.
+    public var label: String?
+    /// Names of the people shown: MWG-RS face regions, Microsoft Photo regions,
+    /// `Iptc4xmpExt:PersonInImage`.
+    public var people: [String]
+    /// Place names, most specific first: sublocation, city, state, country.
+    public var places: [String]
+    /// `dc:creator` (joined with ", "), IPTC By-line (2:80), EXIF Artist, XPAuthor.
+    public var creator: String?
+    /// `dc:rights`, IPTC CopyrightNotice (2:116), EXIF Copyright.
+    public var copyright: String?
+
+    public init(title: String? = nil, caption: String? = nil, keywords: [String] = [], rating: Int? = nil,
+                label: String? = nil, people: [String] = [], places: [String] = [], creator: String? = nil,
+                copyright: String? = nil) {
+        self.title = title
+        self.caption = caption
+        self.keywords = keywords
+        self.rating = rating
+        self.label = label
+        self.people = people
+        self.places = places
+        self.creator = creator
+        self.copyright = copyright
+    }
+
+    /// Whether no field is set.
+    public var isEmpty: Bool { self == ImageText() }
+
+    /// This text with every field it lacks taken from `lower` (a field, list or not, is taken
+    /// whole from the first source that has it: a sidecar's keywords replace the file's).
+    public func filling(from lower: ImageText) -> ImageText {
+        ImageText(title: title ?? lower.title, caption: caption ?? lower.caption,
+                  keywords: keywords.isEmpty ? lower.keywords : keywords, rating: rating ?? lower.rating,
+                  label: label ?? lower.label, people: people.isEmpty ? lower.people : people,
+                  places: places.isEmpty ? lower.places : places, creator: creator ?? lower.creator,
+                  copyright: copyright ?? lower.copyright)
+    }
+}
+
+/// Text cleaning shared by the readers.
+enum MetadataText {
+    /// At most this many bytes of one value are kept (a caption is a paragraph, not a book).
+    static let maxValueBytes = 16 << 10
+    /// At most this many entries of one list are kept.
+    static let maxListCount = 1000
+
+    /// `text` with control characters turned into spaces and runs of white space at both ends
+    /// trimmed, cut to `maxValueBytes` on a character boundary; nil when nothing is left.
+    static func clean(_ text: String) -> String? {
+        var out = String.UnicodeScalarView()
+        var bytes = 0
+        for scalar in text.unicodeScalars {
+            let s: Unicode.Scalar = scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) ? " " : scalar
+            bytes += UTF8.width(s)
+            if bytes > maxValueBytes { break }
+            out.append(s)
+        }
+        var view = Substring(String(out))
+        while let f = view.first, f.isWhitespace { view = view.dropFirst() }
+        while let l = view.last, l.isWhitespace { view = view.dropLast() }
+        return view.isEmpty ? nil : String(view)
+    }
+
+    /// Cleaned, non-empty, each once, order kept, at most `maxListCount`.
+    static func list(_ values: [String]) -> [String] {
+        var seen = Set<String>()
+        var out: [String] = []
+        for v in values {
+            guard out.count < maxListCount, let c = clean(v), seen.insert(c).inserted else { continue }
+            out.append(c)
+        }
+        return out
+    }
+
+    /// Latin-1 bytes as text (every byte is the code point of the same value).
+    static func latin1(_ bytes: some Collection<UInt8>) -> String {
+        var s = String.UnicodeScalarView()
+        for b in bytes { s.append(Unicode.Scalar(b)) }
+        return String(s)
+    }
+
+    /// UTF-16 code units as text (unpaired surrogates become U+FFFD), up to the first NUL.
+    static func utf16(_ bytes: ArraySlice<UInt8>, little: Bool) -> String {
+        var units: [UInt16] = []
+        units.reserveCapacity(bytes.count / 2)
+        var i = bytes.startIndex
+        while i + 1 < bytes.endIndex {
+            let a = UInt16(bytes[i]), b = UInt16(bytes[i + 1])
+            let u = little ? a | b << 8 : a << 8 | b
+            if u == 0 { break }
+            units.append(u)
+            i += 2
+        }
+        return String(decoding: units, as: UTF16.self)
+    }
+}
