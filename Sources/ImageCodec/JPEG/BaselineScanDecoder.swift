@@ -144,6 +144,7 @@ enum BaselineScanDecoder {
             pred.deallocate()
         }
         let scratch = renderer.scratch
+        let idct8 = renderer.kernels.idct8x8
         let natural = JPEGStandardTables.naturalPointer
         // One component: only the blocks holding image data, row by row of blocks.
         let single = comps.count == 1 ? plan.components[comps[0]] : nil
@@ -168,7 +169,7 @@ enum BaselineScanDecoder {
                         let slot = slots[s]
                         let dst = origins[s] + mx &* slot.step
                         decodeBlock(&reader, slot.tables, &pred[slot.scanIndex], scratch, natural, skip: slot.skip)
-                        MCURowRenderer.idct(size: slot.size, scratch, slot.quant, dst, slot.stride)
+                        MCURowRenderer.idct(size: slot.size, scratch, slot.quant, dst, slot.stride, idct8)
                         if slot.skip != nil {
                             scratch[0] = 0
                         } else {
