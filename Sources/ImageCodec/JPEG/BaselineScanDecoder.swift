@@ -20,9 +20,12 @@ enum BaselineScanDecoder {
         if s != 0 { pred = pred &+ r.receiveExtend(s) }
         coef[0] = Int16(truncatingIfNeeded: pred)
         var k = 1
+        // Both loops refill only when the next lookup could run short (a fill leaves at least
+        // 40 bits; the single-symbol paths fill for themselves): refilling whenever fewer than
+        // 40 bits were left meant a refill every two or three lookups.
         if let skip {
             while k < 64 {
-                r.fill()
+                if r.bits < ACSkipTable.bits { r.fill() }
                 let e = skip[r.peek(ACSkipTable.bits)]
                 if e != 0 && k &+ Int((e &>> 8) & 0xFF) < 64 {
                     r.skip(Int(e & 0xFF))
@@ -42,7 +45,7 @@ enum BaselineScanDecoder {
             }
         } else {
             while k < 64 {
-                r.fill()
+                if r.bits < HuffmanTable.lookaheadBits { r.fill() }
                 let f = t.ac.fastAC[r.peek(HuffmanTable.lookaheadBits)]
                 if f != 0 {
                     r.skip(Int(f & 0xFF))
