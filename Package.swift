@@ -1,11 +1,20 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// The AVX2 kernel target's code generation: haswell on x86-64 hosts, the default elsewhere
+/// (the dispatch never calls it there).
+#if arch(x86_64)
+let avx2Flags: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"])]
+#else
+let avx2Flags: [SwiftSetting] = []
+#endif
+
 /// Module graph (arrows point one way):
 /// gallery -> Gallery -> ImagePipeline -> ImageCodec -> CZlib; Gallery -> FastCGI -> CFastCGI;
 /// Gallery -> CSQLite (the library index); ImagePipeline -> CCrypto (SHA-256 of originals);
 /// Gallery -> CCrypto (HMAC-SHA-256 of share links, constant-time comparison).
 /// ImageCodec uses only the standard library and zlib: it never sees Foundation or the web.
+/// ImageCodec -> CCPUFeatures (cpuid) and JPEGKernelsAVX2 (its own kernels built for AVX2).
 let package = Package(
     name: "gallery",
     platforms: [.macOS(.v15)],
@@ -32,8 +41,15 @@ let package = Package(
         // The library index (Gallery/Index) and content hashing (libcrypto's SHA-256 uses the CPU's SHA instructions).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
+        // cpuid for the kernel dispatch (clang builtins in a header; no library).
+        .systemLibrary(name: "CCPUFeatures", path: "Sources/CCPUFeatures"),
         // libm: Float rounding (HEIF colour conversion) calls roundf and friends.
-        .target(name: "ImageCodec", dependencies: ["CZlib"], linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "ImageCodec", dependencies: ["CZlib", "CCPUFeatures", "JPEGKernelsAVX2"],
+                linkerSettings: [.linkedLibrary("m")]),
+        // ImageCodec's hot kernels again (symlinked sources) compiled for AVX2/BMI2/FMA, called only
+        // when the CPU has them (ImageCodec/SIMD/KernelDispatch.swift). swiftc takes "haswell" as
+        // the CPU name (not "x86-64-v3").
+        .target(name: "JPEGKernelsAVX2", swiftSettings: avx2Flags),
         .target(name: "ImagePipeline", dependencies: ["ImageCodec", "CCrypto"]),
         .target(name: "FastCGI", dependencies: ["CFastCGI"]),
         .target(name: "Gallery", dependencies: ["ImagePipeline", "FastCGI", "CSQLite", "CCrypto"]),

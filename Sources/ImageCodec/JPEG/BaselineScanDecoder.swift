@@ -9,22 +9,28 @@ enum BaselineScanDecoder {
         let ac: HuffmanLookup
     }
 
-    /// Decodes one block into `coef` (natural order, zero on entry). With `dcOnly` the AC
-    /// symbols are parsed but not stored, for components whose IDCT reads only the DC.
+    /// Decodes one block into `coef` (natural order, zero on entry). With `skip` (components
+    /// whose IDCT reads only the DC) the AC symbols are parsed but not stored, several per
+    /// lookup (`ACSkipTable`).
     @inline(__always)
     static func decodeBlock(_ r: inout BitReader, _ t: ComponentTables, _ pred: inout Int32,
-                            _ coef: UnsafeMutablePointer<Int16>, _ natural: UnsafePointer<Int>, dcOnly: Bool) {
+                            _ coef: UnsafeMutablePointer<Int16>, _ natural: UnsafePointer<Int>,
+                            skip: UnsafePointer<UInt32>?) {
         let s = r.decodeSymbol(t.dc)
         if s != 0 { pred = pred &+ r.receiveExtend(s) }
         coef[0] = Int16(truncatingIfNeeded: pred)
         var k = 1
-        if dcOnly {
+        // Both loops refill only when the next lookup could run short (a fill leaves at least
+        // 40 bits; the single-symbol paths fill for themselves): refilling whenever fewer than
+        // 40 bits were left meant a refill every two or three lookups.
+        if let skip {
             while k < 64 {
-                r.fill()
-                let f = t.ac.fastAC[r.peek(HuffmanTable.lookaheadBits)]
-                if f != 0 {
-                    r.skip(Int(f & 0xFF))
-                    k &+= Int((f &>> 8) & 0xFF) &+ 1
+                if r.bits < ACSkipTable.bits { r.fill() }
+                let e = skip[r.peek(ACSkipTable.bits)]
+                if e != 0 && k &+ Int((e &>> 8) & 0xFF) < 64 {
+                    r.skip(Int(e & 0xFF))
+                    if e & ACSkipTable.endOfBlock != 0 { break }
+                    k &+= Int((e &>> 16) & 0xFF)
                     continue
                 }
                 let rs = r.decodeSymbol(t.ac)
@@ -39,7 +45,7 @@ enum BaselineScanDecoder {
             }
         } else {
             while k < 64 {
-                r.fill()
+                if r.bits < HuffmanTable.lookaheadBits { r.fill() }
                 let f = t.ac.fastAC[r.peek(HuffmanTable.lookaheadBits)]
                 if f != 0 {
                     r.skip(Int(f & 0xFF))
@@ -62,6 +68,24 @@ enum BaselineScanDecoder {
         }
     }
 
+    /// One block position of an MCU in a streamed scan, resolved once per scan so the MCU
+    /// loop reads no arrays, classes or plans per block.
+    struct BlockSlot {
+        /// Scan component index (predictor and tables).
+        let scanIndex: Int
+        let component: Int
+        let tables: ComponentTables
+        /// Set for components whose IDCT reads only the DC.
+        let skip: UnsafePointer<UInt32>?
+        let quant: UnsafePointer<UInt16>
+        /// From the component's band origin to this block in the first MCU of the row.
+        let offset: Int
+        /// From one MCU's block to the next MCU's (h · IDCT size).
+        let step: Int
+        let size: Int
+        let stride: Int
+    }
+
     /// Tables for each scan component; throws when a slot was never defined.
     static func huffmanTables(for scan: JPEGScanHeader, _ tables: JPEGTables) throws -> ([ComponentTables], [HuffmanTable]) {
         var out: [ComponentTables] = [], keep: [HuffmanTable] = []
@@ -77,72 +101,88 @@ enum BaselineScanDecoder {
     }
 
     /// Decodes a scan covering every frame component and renders the image band by band.
+    ///
+    /// The MCU's blocks are a precomputed list of `BlockSlot`s (with one component, one slot
+    /// and one block per MCU), and the block decode is inlined into this one loop.
     static func decodeStreaming(_ input: inout BitReader, scan: JPEGScanHeader, frame: JPEGFrame,
                                 tables: JPEGTables, renderer: MCURowRenderer, warnings: inout [String]) throws {
         let (ct, keep) = try huffmanTables(for: scan, tables)
-        defer { withExtendedLifetime(keep) {} }
+        let plan = renderer.plan
+        let comps = scan.components
+        var skipTables: [ACSkipTable] = []
+        var slotList: [BlockSlot] = []
+        for (i, c) in comps.enumerated() {
+            let p = plan.components[c]
+            var skip: UnsafePointer<UInt32>? = nil
+            if p.idctSize == 1 {
+                let table = ACSkipTable(ct[i].ac)
+                skipTables.append(table)
+                skip = UnsafePointer(table.entries)
+            }
+            let (v, h) = comps.count > 1 ? (p.v, p.h) : (1, 1)
+            for by in 0..<v {
+                for bx in 0..<h {
+                    slotList.append(BlockSlot(scanIndex: i, component: c, tables: ct[i], skip: skip,
+                                              quant: UnsafePointer(renderer.quant[c]),
+                                              offset: by &* p.idctSize &* p.rowStride &+ bx &* p.idctSize,
+                                              step: h &* p.idctSize, size: p.idctSize, stride: p.rowStride))
+                }
+            }
+        }
+        defer { withExtendedLifetime((keep, skipTables)) {} }
         // A local copy keeps the bit reader in registers (an inout parameter is reloaded).
         var reader = input
         defer { input = reader }
-        let plan = renderer.plan
         var restart = RestartState(interval: tables.restartInterval)
+        let slotCount = slotList.count
+        let slots = UnsafeMutablePointer<BlockSlot>.allocate(capacity: slotCount)
+        slots.initialize(from: slotList, count: slotCount)
+        let origins = UnsafeMutablePointer<UnsafeMutablePointer<UInt8>>.allocate(capacity: slotCount)
         let pred = UnsafeMutablePointer<Int32>.allocate(capacity: 4)
         pred.initialize(repeating: 0, count: 4)
-        defer { pred.deallocate() }
+        defer {
+            slots.deinitialize(count: slotCount)
+            slots.deallocate()
+            origins.deallocate()
+            pred.deallocate()
+        }
         let scratch = renderer.scratch
-        let comps = scan.components
+        let idct8 = renderer.kernels.idct8x8
         let natural = JPEGStandardTables.naturalPointer
-        if comps.count > 1 {
-            for band in 0..<plan.bands {
-                for mx in 0..<frame.mcusPerLine {
+        // One component: only the blocks holding image data, row by row of blocks.
+        let single = comps.count == 1 ? plan.components[comps[0]] : nil
+        let rowsPerBand = single?.v ?? 1
+        let mcusPerRow = single?.dataBlocksWide ?? frame.mcusPerLine
+        for band in 0..<plan.bands {
+            for by in 0..<rowsPerBand {
+                if let single, band &* single.v &+ by >= single.dataBlocksHigh { break }
+                for s in 0..<slotCount {
+                    origins[s] = renderer.blockRow(slots[s].component, band: band, by: by) + slots[s].offset
+                }
+                for mx in 0..<mcusPerRow {
                     if restart.beforeMCU(&reader) { pred.update(repeating: 0, count: 4) }
-                    for (i, c) in comps.enumerated() {
-                        let p = plan.components[c]
-                        let q = UnsafePointer(renderer.quant[c])
-                        let t = ct[i]
-                        for by in 0..<p.v {
-                            let row = renderer.blockRow(c, band: band, by: by)
-                            for bx in 0..<p.h {
-                                let dst = row + (mx &* p.h &+ bx) &* p.idctSize
-                                if restart.outOfData {
-                                    MCURowRenderer.fillGrey(size: p.idctSize, dst, p.rowStride)
-                                    continue
-                                }
-                                decodeBlock(&reader, t, &pred[i], scratch, natural, dcOnly: p.idctSize == 1)
-                                MCURowRenderer.idct(size: p.idctSize, scratch, q, dst, p.rowStride)
-                                UnsafeMutableRawPointer(scratch).initializeMemory(as: UInt64.self, repeating: 0, count: 16)
-                            }
+                    if restart.outOfData {
+                        for s in 0..<slotCount {
+                            let slot = slots[s]
+                            MCURowRenderer.fillGrey(size: slot.size, origins[s] + mx &* slot.step, slot.stride)
+                        }
+                        continue
+                    }
+                    for s in 0..<slotCount {
+                        let slot = slots[s]
+                        let dst = origins[s] + mx &* slot.step
+                        decodeBlock(&reader, slot.tables, &pred[slot.scanIndex], scratch, natural, skip: slot.skip)
+                        MCURowRenderer.idct(size: slot.size, scratch, slot.quant, dst, slot.stride, idct8)
+                        if slot.skip != nil {
+                            scratch[0] = 0
+                        } else {
+                            UnsafeMutableRawPointer(scratch).initializeMemory(as: UInt64.self, repeating: 0, count: 16)
                         }
                     }
                     restart.afterMCU(reader, warnings: &warnings)
                 }
-                if band > 0 { renderer.emit(band: band - 1) }
             }
-        } else {
-            let c = comps[0]
-            let p = plan.components[c]
-            let q = UnsafePointer(renderer.quant[c])
-            let t = ct[0]
-            for band in 0..<plan.bands {
-                for by in 0..<p.v {
-                    let blockRow = band &* p.v &+ by
-                    if blockRow >= p.dataBlocksHigh { break }
-                    let row = renderer.blockRow(c, band: band, by: by)
-                    for bx in 0..<p.dataBlocksWide {
-                        if restart.beforeMCU(&reader) { pred[0] = 0 }
-                        let dst = row + bx &* p.idctSize
-                        if restart.outOfData {
-                            MCURowRenderer.fillGrey(size: p.idctSize, dst, p.rowStride)
-                            continue
-                        }
-                        decodeBlock(&reader, t, &pred[0], scratch, natural, dcOnly: p.idctSize == 1)
-                        MCURowRenderer.idct(size: p.idctSize, scratch, q, dst, p.rowStride)
-                        UnsafeMutableRawPointer(scratch).initializeMemory(as: UInt64.self, repeating: 0, count: 16)
-                        restart.afterMCU(reader, warnings: &warnings)
-                    }
-                }
-                if band > 0 { renderer.emit(band: band - 1) }
-            }
+            if band > 0 { renderer.emit(band: band - 1) }
         }
         renderer.emit(band: plan.bands - 1)
     }
@@ -161,7 +201,7 @@ enum BaselineScanDecoder {
         let natural = JPEGStandardTables.naturalOrder
         func put(_ i: Int, _ c: Int, _ bx: Int, _ by: Int, _ nat: UnsafePointer<Int>) {
             let plane = store.planes[c]
-            decodeBlock(&reader, ct[i], &pred[i], scratch, nat, dcOnly: false)
+            decodeBlock(&reader, ct[i], &pred[i], scratch, nat, skip: nil)
             guard bx < plane.blocksWide, by < plane.blocksHigh else { return }
             let block = by &* plane.blocksWide &+ bx
             let v = plane.values + block &* plane.slots

@@ -61,8 +61,12 @@ extension ScaledIDCT {
         // clamped to 0...255 (the values fit 16 bits here).
         @inline(__always) func pixels(_ v: IDCTLanes) -> SIMD8<Int16> {
             let s = (((v &+ IDCTLanes(repeating: 1 << 17)) &>> 18) &<< 22) &>> 22
-            return (SIMD8<Int16>(narrowing: s) &+ 128)
-                .clamped(lowerBound: SIMD8<Int16>(repeating: 0), upperBound: SIMD8<Int16>(repeating: 255))
+            // Clamped by masks: `clamped(lowerBound:upperBound:)` stayed a call to the generic
+            // `pointwiseMax` (eight calls per block). t = max(v, 0); lanes above 255 get all ones
+            // from the sign of 255 − t, and the mask keeps their low byte, 255.
+            let v = SIMD8<Int16>(narrowing: s) &+ 128
+            let t = v & ~(v &>> 15)
+            return (t | ((SIMD8<Int16>(repeating: 255) &- t) &>> 15)) & 255
         }
         let o = transpose8x8(pixels(q.0), pixels(q.1), pixels(q.2), pixels(q.3),
                              pixels(q.4), pixels(q.5), pixels(q.6), pixels(q.7))

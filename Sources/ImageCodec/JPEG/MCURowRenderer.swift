@@ -14,6 +14,8 @@ final class MCURowRenderer {
     private(set) var quantLatched: [Bool]
     /// A 64-coefficient scratch block, kept zero between uses.
     let scratch: UnsafeMutablePointer<Int16>
+    /// The kernel build chosen for this CPU, read once per decode.
+    let kernels = KernelDispatch.selected
     /// The output bitmap's samples and row size.
     let output: UnsafeMutablePointer<UInt8>
     let outputRowBytes: Int
@@ -100,10 +102,11 @@ final class MCURowRenderer {
     }
 
     /// Dequantises and transforms one natural-order block into `out`.
+    /// `idct8` is the 8×8 kernel of the renderer's `kernels`.
     @inline(__always) static func idct(size: Int, _ coef: UnsafePointer<Int16>, _ quant: UnsafePointer<UInt16>,
-                                       _ out: UnsafeMutablePointer<UInt8>, _ stride: Int) {
+                                       _ out: UnsafeMutablePointer<UInt8>, _ stride: Int, _ idct8: KernelDispatch.IDCT) {
         switch size {
-        case 8: ScaledIDCT.idct8x8(coef, quant, out, stride)
+        case 8: idct8(coef, quant, out, stride)
         case 4: ScaledIDCT.idct4x4(coef, quant, out, stride)
         case 2: ScaledIDCT.idct2x2(coef, quant, out, stride)
         default: ScaledIDCT.idct1x1(coef, quant, out, stride)
@@ -118,6 +121,7 @@ final class MCURowRenderer {
     /// Transforms iMCU row `band` of every component from the coefficient store (a whole-image
     /// store, or a band store holding this band). Smoothing needs a whole-image store.
     func fill(band: Int, from store: CoefficientStore, smoother: BlockSmoother?) {
+        let idct8 = kernels.idct8x8
         for (c, p) in plan.components.enumerated() {
             let q = UnsafePointer(quant[c])
             for by in 0..<p.v {
@@ -126,14 +130,14 @@ final class MCURowRenderer {
                 let dst = blockRow(c, band: band, by: by)
                 for bx in 0..<p.blocksWide {
                     if smoother == nil, let block = store.naturalBlock(component: c, bx: bx, row: storeRow) {
-                        MCURowRenderer.idct(size: p.idctSize, block, q, dst + bx &* p.idctSize, p.rowStride)
+                        MCURowRenderer.idct(size: p.idctSize, block, q, dst + bx &* p.idctSize, p.rowStride, idct8)
                         continue
                     }
                     store.expand(component: c, bx: bx, row: storeRow, into: scratch)
                     if let smoother, bx < p.dataBlocksWide, row < p.dataBlocksHigh {
                         smoother.apply(component: c, plan: p, band: band, by: by, bx: bx, store: store, coef: scratch)
                     }
-                    MCURowRenderer.idct(size: p.idctSize, scratch, q, dst + bx &* p.idctSize, p.rowStride)
+                    MCURowRenderer.idct(size: p.idctSize, scratch, q, dst + bx &* p.idctSize, p.rowStride, idct8)
                 }
             }
         }
@@ -166,7 +170,7 @@ final class MCURowRenderer {
                 case .none:
                     rows[c] = UnsafePointer(near)
                 case .fancyH2V1:
-                    Upsampler.fancyH2V1(near, width: p.planeWidth, up)
+                    kernels.fancyH2V1(near, p.planeWidth, up)
                     rows[c] = UnsafePointer(up)
                 case .fancyH1V2, .fancyH2V2:
                     let upper = y & 1 == 0
@@ -175,7 +179,7 @@ final class MCURowRenderer {
                     if p.method == .fancyH1V2 {
                         Upsampler.fancyH1V2(near: near, far: far, width: p.planeWidth, upper: upper, up)
                     } else {
-                        Upsampler.fancyH2V2(near: near, far: far, width: p.planeWidth, up)
+                        kernels.fancyH2V2(near, far, p.planeWidth, up)
                     }
                     rows[c] = UnsafePointer(up)
                 case .replicate:

@@ -71,6 +71,7 @@ enum ScaledIDCT {
     /// tested against).
     static func idct8x8Scalar(_ coef: UnsafePointer<Int16>, _ quant: UnsafePointer<UInt16>,
                               _ out: UnsafeMutablePointer<UInt8>, _ stride: Int) {
+        let limit = rangeLimitTable
         var ws = InlineArray<64, Int32>(repeating: 0)
 
         // Pass 1: columns of the dequantised input into the workspace, scaled up by 2^PASS1_BITS.
@@ -104,20 +105,20 @@ enum ScaledIDCT {
             let w0 = Int(ws[b]), w1 = Int(ws[b &+ 1]), w2 = Int(ws[b &+ 2]), w3 = Int(ws[b &+ 3])
             let w4 = Int(ws[b &+ 4]), w5 = Int(ws[b &+ 5]), w6 = Int(ws[b &+ 6]), w7 = Int(ws[b &+ 7])
             if w1 == 0 && w2 == 0 && w3 == 0 && w4 == 0 && w5 == 0 && w6 == 0 && w7 == 0 {
-                let v = rangeLimit((w0 &+ 16) &>> 5)
+                let v = rangeLimit((w0 &+ 16) &>> 5, limit)
                 for k in 0..<8 { o[k] = v }
                 continue
             }
             let r = islow1D(w0, w1, w2, w3, w4, w5, w6, w7)
             let half = 1 << 17
-            o[0] = rangeLimit((r.0 &+ half) &>> 18)
-            o[1] = rangeLimit((r.1 &+ half) &>> 18)
-            o[2] = rangeLimit((r.2 &+ half) &>> 18)
-            o[3] = rangeLimit((r.3 &+ half) &>> 18)
-            o[4] = rangeLimit((r.4 &+ half) &>> 18)
-            o[5] = rangeLimit((r.5 &+ half) &>> 18)
-            o[6] = rangeLimit((r.6 &+ half) &>> 18)
-            o[7] = rangeLimit((r.7 &+ half) &>> 18)
+            o[0] = rangeLimit((r.0 &+ half) &>> 18, limit)
+            o[1] = rangeLimit((r.1 &+ half) &>> 18, limit)
+            o[2] = rangeLimit((r.2 &+ half) &>> 18, limit)
+            o[3] = rangeLimit((r.3 &+ half) &>> 18, limit)
+            o[4] = rangeLimit((r.4 &+ half) &>> 18, limit)
+            o[5] = rangeLimit((r.5 &+ half) &>> 18, limit)
+            o[6] = rangeLimit((r.6 &+ half) &>> 18, limit)
+            o[7] = rangeLimit((r.7 &+ half) &>> 18, limit)
         }
     }
 
@@ -231,9 +232,13 @@ enum ScaledIDCT {
 
     /// libjpeg's post-IDCT range-limit table: the low 10 bits are read as a signed value s,
     /// and the pixel is clamp(s + 128). Equal to clamp(v + 128) for sane data.
+    ///
+    /// Computed rather than looked up: this form serves one value per block (flat blocks, 1×1),
+    /// where reading the global table cost a `swift_once` call per block.
     @inline(__always)
     static func rangeLimit(_ v: Int) -> UInt8 {
-        rangeLimit(v, rangeLimitTable)
+        let s = ((v & 1023) ^ 512) &- 512 &+ 128
+        return UInt8(truncatingIfNeeded: s < 0 ? 0 : (s > 255 ? 255 : s))
     }
 
     /// `rangeLimit` with the table fetched by the caller, once per block.

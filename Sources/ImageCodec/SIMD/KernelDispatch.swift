@@ -1,0 +1,44 @@
+import CCPUFeatures
+#if arch(x86_64)
+import JPEGKernelsAVX2
+#endif
+
+/// Hot kernels chosen once per process from the CPU: the portable build (baseline x86-64,
+/// SSE2) or, on CPUs with AVX2, BMI2 and FMA, the same source compiled for haswell
+/// (`JPEGKernelsAVX2`). Setting `GALLERY_PORTABLE_KERNELS=1` forces the portable kernels.
+/// Both give identical output (integer code from one source; `KernelDispatchTests` compares
+/// them on random and real input).
+///
+/// Measured (callgrind and CPU time, 20 MP 4:2:2 baseline, full size; docs/performance.md):
+/// the 8×8 IDCT and the fancy upsamplers are where the AVX2 build pays.
+struct KernelDispatch: Sendable {
+    typealias IDCT = @convention(c) (UnsafePointer<Int16>, UnsafePointer<UInt16>, UnsafeMutablePointer<UInt8>, Int) -> Void
+    typealias RowUpsample = @convention(c) (UnsafePointer<UInt8>, Int, UnsafeMutablePointer<UInt8>) -> Void
+    typealias TwoRowUpsample = @convention(c) (UnsafePointer<UInt8>, UnsafePointer<UInt8>, Int, UnsafeMutablePointer<UInt8>) -> Void
+
+    let name: String
+    let idct8x8: IDCT
+    let fancyH2V1: RowUpsample
+    let fancyH2V2: TwoRowUpsample
+
+    static let portable = KernelDispatch(
+        name: "portable",
+        idct8x8: { ScaledIDCT.idct8x8($0, $1, $2, $3) },
+        fancyH2V1: { Upsampler.fancyH2V1($0, width: $1, $2) },
+        fancyH2V2: { Upsampler.fancyH2V2(near: $0, far: $1, width: $2, $3) })
+
+    /// The AVX2 build, or nil where it cannot run (the CPU lacks a feature, or not x86-64).
+    static let avx2: KernelDispatch? = {
+        #if arch(x86_64)
+        guard gallery_cpu_runs_avx2_kernels() != 0 else { return nil }
+        return KernelDispatch(name: "avx2", idct8x8: AVX2JPEGKernels.idct8x8,
+                              fancyH2V1: AVX2JPEGKernels.fancyH2V1, fancyH2V2: AVX2JPEGKernels.fancyH2V2)
+        #else
+        return nil
+        #endif
+    }()
+
+    /// The set every decode uses: read it once per decode (a global's first-use check is a
+    /// call on Linux), not per block.
+    static let selected: KernelDispatch = gallery_portable_kernels_forced() != 0 ? portable : (avx2 ?? portable)
+}

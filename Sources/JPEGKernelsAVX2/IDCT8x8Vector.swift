@@ -1,0 +1,1 @@
+../ImageCodec/JPEG/IDCT8x8Vector.swift

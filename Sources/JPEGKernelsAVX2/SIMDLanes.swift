@@ -1,0 +1,1 @@
+../ImageCodec/SIMD/SIMDLanes.swift

@@ -1,0 +1,1 @@
+../ImageCodec/JPEG/Upsampler.swift
