@@ -57,7 +57,7 @@ import Testing
         #expect(Self.paths(index, "sea", albums: ["Family"]).isEmpty, "limited to the view's folders")
         #expect(Self.paths(index, "secretword", albums: ["Family", "Family/Kids"]) == ["Family/kids.jpg"])
         // Hostile text runs as text.
-        for text in [#"NEAR(sea rain)"#, "* ^ :", #"sea" OR "rain"#, "keyword:\"", "{keyword}:sea", "a AND OR NOT", "\u{0}"] {
+        for text in [#"NEAR(sea rain)"#, "* ^ :", #"sea" OR "rain"#, "keyword:\"", "{keyword}:sea", "a AND OR NOT", "\u{0}", "q=NEAR(: b)\"unbalanced\u{0}\u{0}x", "a\u{1}\u{0}\"b"] {
             #expect(index.search(SearchQuery(parsing: text)) != nil, "\(text)")
         }
     }

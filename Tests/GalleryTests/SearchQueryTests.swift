@@ -64,6 +64,9 @@ import Testing
         #expect(many.clauses.count == Q.maxClauses && many.ignored.count == 24)
         // Control characters, NULs and odd scalars do not trap.
         _ = Q(parsing: "\u{0}\u{1}\"\u{FEFF}-\u{202E}type:\u{0}")
+        // A NUL separates terms (FTS5 would stop reading its expression there; fuzz-request found it).
+        #expect(Q(parsing: "a\u{0}b").clauses.count == 2)
+        #expect(SearchSQL.ftsTerm(field: .any, text: "a\u{0}b", prefix: false) == #""a b""#)
         _ = Q(parsing: "-\"")
         _ = Q(parsing: "- \"")
     }

@@ -61,7 +61,11 @@ public struct SearchQuery: Equatable, Sendable {
             return
         }
         var lastWordIndex: Int?
-        for token in Self.tokens(text) {
+        // Control characters (NUL above all: FTS5 reads a MATCH string only up to one) separate
+        // terms like spaces; they are never part of a word.
+        var cleaned = ""
+        cleaned.unicodeScalars.append(contentsOf: text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 })
+        for token in Self.tokens(cleaned) {
             guard clauses.count < Self.maxClauses else {
                 ignored.append(token.raw)
                 continue
@@ -74,7 +78,7 @@ public struct SearchQuery: Equatable, Sendable {
             clauses.append(clause)
         }
         // Only when the query ends with that word: "beach " is a finished word.
-        if let i = lastWordIndex, let last = text.unicodeScalars.last, !last.properties.isWhitespace,
+        if let i = lastWordIndex, let last = cleaned.unicodeScalars.last, !last.properties.isWhitespace,
            case .words(let field, let words, _, let excluded) = clauses[i] {
             clauses[i] = .words(field: field, text: words, prefix: true, excluded: excluded)
         }

@@ -66,7 +66,9 @@ struct SearchSQL {
     /// `"text"` with inner quotes doubled (an FTS5 string: a phrase of the words the tokenizer
     /// finds in it), `*` after it for a prefix, and the column filter `{column} :` before it.
     static func ftsTerm(field: SearchQuery.Field, text: String, prefix: Bool) -> String {
-        let quoted = "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + (prefix ? " *" : "")
+        // FTS5 reads the expression only up to a NUL: one inside a term would unbalance its quotes.
+        let clean = text.replacingOccurrences(of: "\u{0}", with: " ").replacingOccurrences(of: "\"", with: "\"\"")
+        let quoted = "\"" + clean + "\"" + (prefix ? " *" : "")
         switch field {
         case .any: return quoted
         case .keyword, .person, .place, .camera, .album, .file, .title, .caption: return "{\(field.rawValue)} : \(quoted)"
