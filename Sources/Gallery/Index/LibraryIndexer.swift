@@ -64,7 +64,7 @@ public final class LibraryIndexer: Sendable {
         let start = DispatchTime.now().uptimeNanoseconds
         var summary = Summary()
         index.flushPlaceholders()
-        var pending: [(relativePath: String, absolutePath: String, sidecarPath: String?, root: String)] = []
+        var pending: [(relativePath: String, absolutePath: String, sidecarPath: String?, root: String, stamp: FileStamp)] = []
         var removals: [LibraryIndex.Change] = []
         var folders = Set<String>()
         for album in catalog.albums.values {
@@ -81,7 +81,7 @@ public final class LibraryIndexer: Sendable {
                 if row?.stamp != file.stamp || row?.current != true || row?.sidecar != file.sidecar?.stamp {
                     let folder = String(file.abs.dropLast(file.name.count))
                     let sidecarPath = file.sidecar.flatMap { $0.name.isEmpty ? nil : folder + $0.name }
-                    pending.append((file.rel, file.abs, sidecarPath, file.root))
+                    pending.append((file.rel, file.abs, sidecarPath, file.root, file.stamp))
                 }
             }
             for gone in known.keys {
@@ -95,6 +95,7 @@ public final class LibraryIndexer: Sendable {
         var batch: [LibraryIndex.Change] = []
         var done = 0
         let readFile = self.readFile
+        let shared = SharedInodeReads(pending: pending.map(\.stamp))
         // Files are read `readers` at a time (hashing is CPU work once the file is in the page
         // cache), on lanes that yield to request threads (`BackgroundLanes`) unless this pass
         // is what the user waits for; this thread alone writes.
@@ -103,11 +104,20 @@ public final class LibraryIndexer: Sendable {
             let slice = Array(pending[start..<min(pending.count, start + Self.batchSize)])
             let results = ResultSlots<Result<IndexedFile, PipelineError>>(count: slice.count)
             let sidecars = ResultSlots<SidecarText?>(count: slice.count)
-            let readers = self.readers
+            let lanes = min(readers, slice.count)
             let lane: @Sendable (Int) -> Void = { [self] lane in
-                for i in stride(from: lane, to: slice.count, by: readers) where !cancelled.load(ordering: .relaxed) {
-                    do throws(PipelineError) { results.set(i, .success(try readFile(slice[i].absolutePath))) } catch {
-                        results.set(i, .failure(error))
+                for i in 0..<slice.count where shared.lane(of: i, stamp: slice[i].stamp, lanes: lanes) == lane {
+                    if cancelled.load(ordering: .relaxed) { break }
+                    if let known = shared.reuse(slice[i].stamp) {
+                        results.set(i, .success(known))
+                    } else {
+                        do throws(PipelineError) {
+                            let read = try readFile(slice[i].absolutePath)
+                            shared.store(read, for: slice[i].stamp)
+                            results.set(i, .success(read))
+                        } catch {
+                            results.set(i, .failure(error))
+                        }
                     }
                     // A sidecar that cannot be read (gone since the scan, too big) leaves the
                     // row without its stamp, so the next pass tries again.
@@ -115,9 +125,9 @@ public final class LibraryIndexer: Sendable {
                 }
             }
             if background {
-                BackgroundLanes.run(count: min(readers, slice.count), name: "index-reader", lane)
+                BackgroundLanes.run(count: lanes, name: "index-reader", lane)
             } else {
-                DispatchQueue.concurrentPerform(iterations: min(readers, slice.count), execute: lane)
+                DispatchQueue.concurrentPerform(iterations: lanes, execute: lane)
             }
             for (i, file) in slice.enumerated() {
                 switch results.get(i) {
