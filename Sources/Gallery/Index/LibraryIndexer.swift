@@ -105,8 +105,10 @@ public final class LibraryIndexer: Sendable {
             let results = ResultSlots<Result<IndexedFile, PipelineError>>(count: slice.count)
             let sidecars = ResultSlots<SidecarText?>(count: slice.count)
             let lanes = min(readers, slice.count)
+            // Fixed before the lanes start: a stamp stops being shared once its last name took it.
+            let laneOf = slice.indices.map { shared.lane(of: $0, stamp: slice[$0].stamp, lanes: lanes) }
             let lane: @Sendable (Int) -> Void = { [self] lane in
-                for i in 0..<slice.count where shared.lane(of: i, stamp: slice[i].stamp, lanes: lanes) == lane {
+                for i in 0..<slice.count where laneOf[i] == lane {
                     if cancelled.load(ordering: .relaxed) { break }
                     if let known = shared.reuse(slice[i].stamp) {
                         results.set(i, .success(known))
