@@ -30,6 +30,21 @@ import Testing
         #expect(try FileIndexing.read(path: Self.motion + "still.jpg").facts?.video == nil)
     }
 
+    /// A HEIC motion photo (Samsung and Google write the movie in a top-level `mpvd` box): the
+    /// HEIF's own `ftyp` does not count, the movie's is found.
+    @Test func aHEICWithAnMpvdBoxIsAMotionPhoto() throws {
+        let heic = try fixtureBytes("heic/generated/yuv444_10bit_limited_nclx.heic")
+        #expect(try FileIndexing.read(path: fixturesDir + "/heic/generated/yuv444_10bit_limited_nclx.heic").facts?.video == nil)
+        let movie = try fixtureBytes("video/h264.mp4")
+        let size = movie.count + 8
+        let bytes = heic + [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array("mpvd".utf8) + movie
+        let path = NSTemporaryDirectory() + "motion-mpvd-\(UUID().uuidString.prefix(8)).heic"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let read = try FileIndexing.read(path: path)
+        #expect(read.facts?.video?.codec == "H.264" && read.facts?.format.hasPrefix("HEIC") == true)
+    }
+
     /// A still padded with COM segments so that the movie's `ftyp` spans the indexer's first
     /// two chunks (its bytes at 2^20 - 2 ..< 2^20 + 2).
     @Test func anFtypAcrossTwoChunksIsFound() throws {
