@@ -45,6 +45,14 @@ import Testing
         #expect(stack.stop(), "gallery log: \(stack.galleryLog)")
     }
 
+    @Test func countsNamePhotosAndVideosApart() {
+        #expect(GalleryApp.countText(items: 15, videos: 3) == "12 photos, 3 videos")
+        #expect(GalleryApp.countText(items: 2, videos: 1) == "1 photo, 1 video")
+        #expect(GalleryApp.countText(items: 2, videos: 2) == "2 videos")
+        #expect(GalleryApp.countText(items: 1, videos: 0) == "1 photo")
+        #expect(GalleryApp.countText(items: 0, videos: 0) == "0 photos")
+    }
+
     @Test func moviesAreSentWithTheirContainersType() {
         #expect(GalleryApp.servedType(fileName: "IMG_1.MOV", sniffed: "video/mp4") == "video/quicktime")
         #expect(GalleryApp.servedType(fileName: "a.m4v", sniffed: "video/mp4") == "video/x-m4v")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ImageCodec
+import ImageFuzzChecks
 
 /// Motion photo detection on stills built here: a JPEG or HEIC fixture with a clip appended the
 /// ways Google, Samsung and others do it.
@@ -82,6 +83,19 @@ import Testing
             var b = file
             b[at] ^= 0xA5
             _ = try? Self.found(b)
+        }
+    }
+
+    /// fuzz-motion's checks hold on the gallery's motion photo fixtures (Tests/Fixtures/motion):
+    /// the movie is found in both layouts, and truncations and byte flips find nothing bad.
+    @Test func fuzzChecksHoldOnTheFixtures() throws {
+        for name in ["motion-google.jpg", "motion-samsung.jpg"] {
+            let file = try VideoFixtures.fixture("motion/" + name)
+            var found = 0
+            #expect(ImageFuzzChecks.motionProblems(file, found: &found).isEmpty && found == 1, "\(name)")
+            for cut in stride(from: file.count / 2, to: file.count, by: 997) {
+                #expect(ImageFuzzChecks.motionProblems(Array(file[0..<cut]), found: &found).isEmpty, "\(name) cut at \(cut)")
+            }
         }
     }
 }

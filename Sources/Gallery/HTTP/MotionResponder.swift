@@ -18,6 +18,9 @@ extension GalleryApp {
         guard let item = catalog.items[itemID], item.relativePath != nil, !ImageFiles.isMovie(name: item.fileName) else {
             return errors.response(404)
         }
+        // The index row (file unchanged since) already says whether there is a movie: a still
+        // without one is refused without reading it.
+        if let row = indexedRows([item])[item.id], row.facts?.video == nil { return errors.response(404) }
         let file: MotionMovieFile?
         do { file = try pipeline.motionMovie(url: item.sourceURL) } catch { return failure(error, item: item) }
         guard let file else { return errors.response(404) }
