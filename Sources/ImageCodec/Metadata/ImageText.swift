@@ -62,19 +62,25 @@ enum MetadataText {
     /// `text` with control characters turned into spaces and runs of white space at both ends
     /// trimmed, cut to `maxValueBytes` on a character boundary; nil when nothing is left.
     static func clean(_ text: String) -> String? {
-        var out = String.UnicodeScalarView()
-        var bytes = 0
-        for scalar in text.unicodeScalars {
-            let s: Unicode.Scalar = scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) ? " " : scalar
-            bytes += UTF8.width(s)
-            if bytes > maxValueBytes { break }
-            out.append(s)
+        var view = Substring(text)
+        // Most values need no rewrite: only trimming, which costs no copy.
+        if text.utf8.count > maxValueBytes || text.unicodeScalars.contains(where: isControl) {
+            var out = String.UnicodeScalarView()
+            var bytes = 0
+            for scalar in text.unicodeScalars {
+                let s: Unicode.Scalar = isControl(scalar) ? " " : scalar
+                bytes += UTF8.width(s)
+                if bytes > maxValueBytes { break }
+                out.append(s)
+            }
+            view = Substring(String(out))
         }
-        var view = Substring(String(out))
         while let f = view.first, f.isWhitespace { view = view.dropFirst() }
         while let l = view.last, l.isWhitespace { view = view.dropLast() }
         return view.isEmpty ? nil : String(view)
     }
+
+    private static func isControl(_ s: Unicode.Scalar) -> Bool { s.value < 0x20 || (0x7F...0x9F).contains(s.value) }
 
     /// Cleaned, non-empty, each once, order kept, at most `maxListCount`.
     static func list(_ values: [String]) -> [String] {
