@@ -114,3 +114,21 @@ import Testing
         }
     }
 }
+
+/// Search results are tiles and slides like an album's: a movie found by search carries its
+/// duration badge on the grid and plays in the viewer (its slide names the original).
+@Suite struct SearchResultTileTests {
+    @Test func aMovieFoundBySearchHasItsDurationAndPlaysInTheViewer() throws {
+        let library = try SearchPagesTests.library(showLocation: false)
+        defer { library.remove() }
+        try FileManager.default.copyItem(atPath: Fixtures.testsDirectory.appendingPathComponent("Fixtures/video/h264.mp4").path,
+                                         toPath: library.root + "/Trips/Clip.mp4")
+        let app = try SearchPagesTests.makeApp(library, today: CalendarDay(year: 2025, month: 3, day: 4))
+        let id = try SearchPagesTests.id(app, "Trips/Clip.mp4")
+        let page = SearchPagesTests.get(app, "/search?q=type%3Avideo")
+        #expect(page.status == 200 && page.text.contains("/photo/\(id)"))
+        #expect(page.text.contains("badge duration"), "the tile shows the movie's length")
+        let feed = SearchPagesTests.get(app, "/search/photos?q=type%3Avideo&page=1")
+        #expect(feed.status == 200 && feed.text.contains("\"video\":\"/original/\(id)\""), "\(feed.text)")
+    }
+}

@@ -50,13 +50,8 @@ extension GalleryApp {
         }
         let firstIndex = (page - 1) * pageSize
         let itemEntries: [TemplateValue] = items.enumerated().map { offset, item in
-            let isMovie = ImageFiles.isMovie(name: item.fileName)
-            return ["url": .string(catalog.linkPrefix + "/photo/\(item.id)"), "title": .string(item.title), "caption": .optional(item.caption),
-                    "img": thumbnail(item), "index": .int(firstIndex + offset), "video": .bool(isMovie),
-                    "duration": .optional(isMovie ? factsByID[item.id]?.duration : nil),
-                    "motion": .bool(!isMovie && factsByID[item.id]?.duration != nil),
-                    "animated": .bool(factsByID[item.id]?.isAnimated ?? false), "live": .bool(item.companion(.live) != nil),
-                    "captionLine": .optional(album.showsCaptions ? item.caption ?? factsByID[item.id]?.caption : nil)]
+            tileEntry(item, facts: factsByID[item.id], index: firstIndex + offset, img: thumbnail(item), catalog: catalog,
+                      showsCaptions: album.showsCaptions)
         }
 
         var context = chrome()
@@ -154,5 +149,20 @@ extension GalleryApp {
             "nextURL": page < pages ? .string(link(page + 1)) : .null,
             "numbers": .list(numbers),
         ]
+    }
+}
+
+extension GalleryApp {
+    /// One tile of `itemgrid.html` (album pages, search results, "on this day"): link, title,
+    /// image, viewer position and the badges (video with its duration, motion, GIF, Live).
+    func tileEntry(_ item: CatalogItem, facts: PhotoFacts?, index: Int, img: TemplateValue, catalog: Catalog,
+                   showsCaptions: Bool) -> TemplateValue {
+        let isMovie = ImageFiles.isMovie(name: item.fileName)
+        return ["url": .string(catalog.linkPrefix + "/photo/\(item.id)"), "title": .string(item.title), "caption": .optional(item.caption),
+                "img": img, "index": .int(index), "video": .bool(isMovie),
+                "duration": .optional(isMovie ? facts?.duration : nil),
+                "motion": .bool(!isMovie && facts?.duration != nil),
+                "animated": .bool(facts?.isAnimated ?? false), "live": .bool(item.companion(.live) != nil),
+                "captionLine": .optional(showsCaptions ? item.caption ?? facts?.caption : nil)]
     }
 }

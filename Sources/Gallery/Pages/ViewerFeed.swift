@@ -68,23 +68,7 @@ extension GalleryApp {
         for (offset, id) in slice.enumerated() {
             guard let item = catalog.items[id] else { continue }
             let f = facts[id] ?? PhotoFacts(lookup: .pending)
-            var photo = ViewerPhoto(index: start + offset, id: id, url: catalog.linkPrefix + "/photo/\(id)", title: item.title,
-                                    width: f.width, height: f.height, srcset: [], large: nil)
-            if f.lookup != .failed {
-                photo.srcset = GalleryApp.viewerCandidates(id: id, version: f.version, width: f.width, height: f.height,
-                                                           webp: configuration.formats.contains(.webp), prefix: catalog.linkPrefix)
-                photo.large = photo.srcset.last?.src
-                photo.largeWebp = photo.srcset.last?.webp
-            }
-            let original = catalog.linkPrefix + "/original/\(id)"
-            if ImageFiles.isMovie(name: item.fileName) {
-                photo.video = original
-                photo.codec = GalleryApp.codecTest(f.codec)
-            } else if item.companion(.live) != nil {
-                photo.motion = original + "/live"
-            } else if f.duration != nil, item.relativePath != nil {
-                photo.motion = original + "/motion"
-            }
+            let photo = viewerPhoto(item, facts: f, index: start + offset, catalog: catalog)
             photos.append(photo)
         }
         let feed = ViewerFeed(album: albumID, albumURL: albumURL(albumID, catalog: catalog), title: album.title,
@@ -135,5 +119,32 @@ extension GalleryApp {
             "total": .int(album.itemIDs.count),
             "pageSize": .int(configuration.pageSize),
         ]
+    }
+}
+
+extension GalleryApp {
+    /// One slide of the viewer's feed: the image candidates, and for a movie its original
+    /// (with the codec to test), for a Live Photo or motion photo its clip. Album feeds and
+    /// search feeds make slides the same way.
+    func viewerPhoto(_ item: CatalogItem, facts f: PhotoFacts, index: Int, catalog: Catalog) -> ViewerPhoto {
+        let id = item.id
+        var photo = ViewerPhoto(index: index, id: id, url: catalog.linkPrefix + "/photo/\(id)", title: item.title,
+                                width: f.width, height: f.height, srcset: [], large: nil)
+        if f.lookup != .failed {
+            photo.srcset = GalleryApp.viewerCandidates(id: id, version: f.version, width: f.width, height: f.height,
+                                                       webp: configuration.formats.contains(.webp), prefix: catalog.linkPrefix)
+            photo.large = photo.srcset.last?.src
+            photo.largeWebp = photo.srcset.last?.webp
+        }
+        let original = catalog.linkPrefix + "/original/\(id)"
+        if ImageFiles.isMovie(name: item.fileName) {
+            photo.video = original
+            photo.codec = GalleryApp.codecTest(f.codec)
+        } else if item.companion(.live) != nil {
+            photo.motion = original + "/live"
+        } else if f.duration != nil, item.relativePath != nil {
+            photo.motion = original + "/motion"
+        }
+        return photo
     }
 }

@@ -27,9 +27,7 @@ extension GalleryApp {
                 cover["lazy"] = .bool(offset >= GalleryApp.eagerThumbnails)
                 img = .object(cover)
             }
-            return ["url": .string(catalog.linkPrefix + "/photo/\(item.id)"), "title": .string(item.title), "img": img,
-                    "index": .int(firstIndex + offset), "video": .bool(ImageFiles.isMovie(name: item.fileName)),
-                    "animated": .bool(facts?.isAnimated ?? false), "live": .bool(item.companion(.live) != nil)]
+            return tileEntry(item, facts: facts, index: firstIndex + offset, img: img, catalog: catalog, showsCaptions: false)
         }
     }
 
@@ -37,18 +35,8 @@ extension GalleryApp {
     func resultFeed(_ items: [CatalogItem], firstIndex: Int, total: Int, page: Int, title: String, backURL: String,
                     catalog: Catalog) -> FastCGIResponse {
         let facts = photoFacts(of: items)
-        let webp = configuration.formats.contains(.webp)
-        let photos: [ViewerPhoto] = items.enumerated().map { offset, item in
-            let f = facts[item.id] ?? PhotoFacts(lookup: .pending)
-            var photo = ViewerPhoto(index: firstIndex + offset, id: item.id, url: catalog.linkPrefix + "/photo/\(item.id)",
-                                    title: item.title, width: f.width, height: f.height, srcset: [], large: nil)
-            if f.lookup != .failed {
-                photo.srcset = GalleryApp.viewerCandidates(id: item.id, version: f.version, width: f.width, height: f.height, webp: webp,
-                                                           prefix: catalog.linkPrefix)
-                photo.large = photo.srcset.last?.src
-                photo.largeWebp = photo.srcset.last?.webp
-            }
-            return photo
+        let photos = items.enumerated().map { offset, item in
+            viewerPhoto(item, facts: facts[item.id] ?? PhotoFacts(lookup: .pending), index: firstIndex + offset, catalog: catalog)
         }
         let pageSize = configuration.pageSize
         let feed = ViewerFeed(album: "", albumURL: backURL, title: title, total: total, page: page,
