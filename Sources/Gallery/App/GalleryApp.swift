@@ -53,7 +53,10 @@ public final class GalleryApp: FastCGIHandler, Sendable {
         }
         var scanner = CatalogScanner(root: configuration.libraryRoot, siteTitle: configuration.siteTitle)
         scanner.defaultSort = configuration.defaultSort
-        if let index { scanner.datesTaken = { index.datesTaken(folder: $0) } }
+        if let index {
+            scanner.datesTaken = { index.datesTaken(folder: $0) }
+            scanner.contentIdentifiers = { index.contentIdentifiers(folder: $0) }
+        }
         store = CatalogStore(scanner: scanner, refreshInterval: configuration.rescanInterval, index: index, indexer: indexer, log: log)
         if watchLibrary { store.startWatching() }
     }
