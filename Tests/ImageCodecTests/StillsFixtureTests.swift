@@ -176,6 +176,30 @@ import Testing
         #expect(source.read < 2 * bytes.count, "decode read \(source.read) bytes")
     }
 
+    /// A CR3's XMP box (top-level `uuid` be7acfcb-...): its title, rating and keywords reach the
+    /// probe; a box larger than the metadata limit is skipped, not read.
+    @Test func cr3CarriesItsXMP() throws {
+        let packet = Array(("<x:xmpmeta xmlns:x='adobe:ns:meta/'><rdf:RDF xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'>"
+            + "<rdf:Description xmlns:xmp='http://ns.adobe.com/xap/1.0/' xmlns:dc='http://purl.org/dc/elements/1.1/' xmp:Rating='4'>"
+            + "<dc:title><rdf:Alt><rdf:li xml:lang='x-default'>Harbour at dawn</rdf:li></rdf:Alt></dc:title>"
+            + "<dc:subject><rdf:Bag><rdf:li>boats</rdf:li><rdf:li>fog</rdf:li></rdf:Bag></dc:subject>"
+            + "</rdf:Description></rdf:RDF></x:xmpmeta>").utf8)
+        func xmpBox(_ payload: [UInt8]) -> [UInt8] {
+            let size = 8 + 16 + payload.count
+            return [UInt8(size >> 24), UInt8((size >> 16) & 0xFF), UInt8((size >> 8) & 0xFF), UInt8(size & 0xFF)]
+                + Array("uuid".utf8) + CR3Preview.xmpUUID + payload
+        }
+        let raw = try Self.bytes("raw_cr3.cr3")
+        let info = try ImageCodec.probe(raw + xmpBox(packet))
+        #expect(info.format == .raw)
+        #expect(info.text.title == "Harbour at dawn")
+        #expect(info.text.rating == 4)
+        #expect(info.text.keywords == ["boats", "fog"])
+        var limits = DecodeLimits()
+        limits.maxMetadataBytes = packet.count - 1
+        #expect(try ImageCodec.probe(source: MemoryByteSource(raw + xmpBox(packet)), limits: limits).text.title == nil)
+    }
+
     @Test func sniffsStillFormats() throws {
         #expect(ImageFormat.sniff(try Self.bytes("gif_basic.gif")) == .gif)
         #expect(ImageFormat.sniff(try Self.bytes("tiff_bigtiff_zip.tif")) == .tiff)

@@ -5,11 +5,14 @@
 ///   first IFD is IFD0, the EXIF IFD and the GPS IFD;
 /// - a top-level `uuid` eaf42b5e-1c98-4b88-b9fb-b7dc406e4d16 holds, after 8 bytes, `PRVW`
 ///   (a 1620×1080 JPEG at byte 24 of the box, its length at byte 20);
-/// - track 1's first sample (its `stco`/`co64` offset and `stsz` size) is the full-size JPEG.
-/// Only box headers, `moov` (at most 16 MB) and the chosen JPEG are read.
+/// - track 1's first sample (its `stco`/`co64` offset and `stsz` size) is the full-size JPEG;
+/// - a top-level `uuid` be7acfcb-97a9-42e8-9c71-999491e3afac holds the XMP packet (what
+///   Lightroom or the camera wrote: rating, keywords...), right after its UUID.
+/// Only box headers, `moov` (at most 16 MB), the XMP packet and the chosen JPEG are read.
 enum CR3Preview {
     static let canonUUID: [UInt8] = [0x85, 0xC0, 0xB6, 0x87, 0x82, 0x0F, 0x11, 0xE0, 0x81, 0x11, 0xF4, 0xCE, 0x46, 0x2B, 0x6A, 0x48]
     static let previewUUID: [UInt8] = [0xEA, 0xF4, 0x2B, 0x5E, 0x1C, 0x98, 0x4B, 0x88, 0xB9, 0xFB, 0xB7, 0xDC, 0x40, 0x6E, 0x4D, 0x16]
+    static let xmpUUID: [UInt8] = [0xBE, 0x7A, 0xCF, 0xCB, 0x97, 0xA9, 0x42, 0xE8, 0x9C, 0x71, 0x99, 0x94, 0x91, 0xE3, 0xAF, 0xAC]
 
     /// One box: type, payload range (absolute offsets).
     struct Box {
@@ -18,16 +21,21 @@ enum CR3Preview {
         let end: Int
     }
 
-    static func open(_ source: ByteSource) throws -> RawPreviewFile {
+    static func open(_ source: ByteSource, limits: DecodeLimits) throws -> RawPreviewFile {
         var previews: [RawPreviewFile.Preview] = []
         var exif = ExifMetadata()
+        var embedded = EmbeddedMetadata(maxBytes: limits.maxMetadataBytes)
         func add(_ offset: Int, _ length: Int) {
             if let p = RawPreviewFile.jpeg(source, offset: offset, length: length), !previews.contains(p) { previews.append(p) }
         }
         let top = try boxes(in: source, from: 0, to: source.size)
         guard top.first?.type == "ftyp" else { throw ImageCodecError(.notAnImage, "not a CR3 file") }
-        for box in top where box.type == "uuid" {
-            guard box.end - box.start >= 24, try source.read(offset: box.start, count: 16) == previewUUID else { continue }
+        for box in top where box.type == "uuid" && box.end - box.start >= 16 {
+            let uuid = try source.read(offset: box.start, count: 16)
+            if uuid == xmpUUID, box.end - box.start - 16 <= limits.maxMetadataBytes {
+                embedded.addXMP(try source.read(offset: box.start + 16, count: box.end - box.start - 16))
+            }
+            guard box.end - box.start >= 24, uuid == previewUUID else { continue }
             for inner in try boxes(in: source, from: box.start + 24, to: box.end) where inner.type == "PRVW" && inner.end - inner.start >= 16 {
                 let h = try source.read(offset: inner.start, count: 16)
                 add(inner.start + 16, be32(h, 12))
@@ -61,7 +69,9 @@ enum CR3Preview {
                 add(offset, size)
             }
         }
-        return RawPreviewFile(name: "Canon CR3", previews: previews, exif: exif)
+        var file = RawPreviewFile(name: "Canon CR3", previews: previews, exif: exif)
+        file.text = embedded.text(exif: exif.text)
+        return file
     }
 
     /// Offset and size of the first sample of a track (`mdia/minf/stbl`).

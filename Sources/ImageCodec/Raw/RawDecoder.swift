@@ -8,7 +8,7 @@ enum RawDecoder {
     static func open(_ source: ByteSource, limits: DecodeLimits) throws -> RawPreviewFile? {
         let head = try source.read(offset: 0, count: min(source.size, 16))
         if head.starts(with: Array("FUJIFILMCCD-RAW".utf8)) { return try RAFPreview.open(source, limits: limits) }
-        if head.count >= 12, head[4..<8].elementsEqual("ftyp".utf8) { return try CR3Preview.open(source) }
+        if head.count >= 12, head[4..<8].elementsEqual("ftyp".utf8) { return try CR3Preview.open(source, limits: limits) }
         return try TIFFRawPreviews.open(TIFFContainer(source))
     }
 

@@ -15,7 +15,7 @@ struct RawPreviewFile {
     let name: String
     let previews: [Preview]
     let exif: ExifMetadata
-    /// XMP (tag 700), IPTC (33723) and EXIF text of IFD0, for TIFF-based raws.
+    /// XMP (tag 700, or CR3's XMP box), IPTC (33723) and EXIF text of IFD0.
     var text = ImageText()
 
     /// Shortest long edge a preview must have to stand in for the photo: 640 px. Smaller
