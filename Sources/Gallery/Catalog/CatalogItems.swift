@@ -7,7 +7,7 @@
 /// album does (each item is listed by the album named in its `albumID` and by no other), so a
 /// photo of a private album is as absent from the public view as if it had been copied out.
 public struct CatalogItems: Sendable {
-    private let table: [String: CatalogItem]
+    let table: [String: CatalogItem]
     /// The albums whose items are visible; nil: every item of the table.
     private let albums: Set<String>?
     /// How many items are visible.

@@ -4,6 +4,8 @@
 /// A scan is *suspect* when, against the catalog served now:
 /// - the library root is unreadable, or empty while the catalog has photos;
 /// - a top-level folder that had at least `minimumPhotos` photos is unreadable, empty or gone;
+/// - any album that held at least `minimumPhotos` photos of its own holds none now (its folder
+///   emptied at once; judged the same whether a full scan or a per-folder change found it);
 /// - it would remove more than `maxShare` of the library's photos, and at least
 ///   `minimumPhotos` of them.
 ///
@@ -37,6 +39,12 @@ public struct RemovalGuard: Sendable {
             if unreadable.contains(album.relativePath) { return "folder \(album.relativePath) cannot be read (it had \(had) photos)" }
             let now = nextTop[album.relativePath].map { next.totalItemCount(of: $0) } ?? 0
             if now == 0 { return "folder \(album.relativePath) holds no photos now (it had \(had)); an empty mount?" }
+        }
+        for album in current.albums.values where album.itemIDs.count >= minimumPhotos {
+            let had = album.itemIDs.count(where: { current.items[$0]?.relativePath != nil })
+            guard had >= minimumPhotos else { continue }
+            let now = next.albumID(at: album.relativePath).flatMap { next.albums[$0] }?.itemIDs.count ?? 0
+            if now == 0 { return "album \(album.relativePath) holds no photos now (it had \(had)); an empty mount?" }
         }
         let removed = before - min(before, after)
         if removed >= minimumPhotos && Double(removed) > maxShare * Double(before) {
