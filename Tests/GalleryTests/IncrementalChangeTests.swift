@@ -141,13 +141,16 @@ import Testing
         #expect(store.applyFolderChanges(["A01/Big"]) == nil)
         #expect(store.catalog.fileItemCount == before)
         #expect(store.heldBack?.contains("album A01/Big holds no photos now") == true)
-        // A full scan judges it the same way.
+        // A full scan judges it the same way; a change elsewhere waits with it (one snapshot).
         #expect(!store.refresh())
-        // Back: applied, nothing lost.
+        try Self.copyPhoto(to: root + "/A02/new.jpg")
+        #expect(store.applyFolderChanges(["A02"]) == nil)
+        #expect(store.catalog.fileItemCount == before)
+        // Back: applied, nothing lost, and the change elsewhere with it.
         try fm.removeItem(atPath: root + "/A01/Big")
         try fm.moveItem(atPath: aside, toPath: root + "/A01/Big")
         store.applyFolderChanges(["A01/Big"])
-        #expect(store.heldBack == nil && store.catalog.fileItemCount == before)
+        #expect(store.heldBack == nil && store.catalog.fileItemCount == before + 1)
     }
 
     /// Photo ids come from the relative path (see docs/library-index.md, "Photo ids"): a

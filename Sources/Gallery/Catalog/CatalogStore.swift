@@ -22,6 +22,8 @@ public final class CatalogStore: Sendable {
     /// The last listing of each folder (relative path) the snapshot was built from, kept by
     /// the watching process so that a change lists only the changed folders.
     let listings = Mutex<[String: CatalogScanner.FolderEntries]>([:])
+    /// Folders whose change the removal guard holds back (`applyFolderChanges`).
+    let heldFolders = Mutex<Set<String>>([])
     /// Folders listed from the file system so far (tests count them).
     let foldersListed = Atomic<Int>(0)
     private let refreshInterval: Double
@@ -131,6 +133,7 @@ public final class CatalogStore: Sendable {
             return entries
         }
         if held(next: result.catalog, unreadable: result.unreadableFolders) { return false }
+        heldFolders.withLock { $0 = [] }
         listings.withLock { $0 = kept }
         basis.withLock { $0.manifest = result.manifest }
         let changed = state.withLock { current -> Bool in
@@ -257,10 +260,8 @@ public final class CatalogStore: Sendable {
         var watching = watcher.map { $0.watch(folders(), root: root) != nil } ?? false
         let started = gate.run {
             refreshAndIndex(force: true)
-            if let watcher, watching {
-                watching = watcher.watch(folders(), root: root) != nil
-                _ = watcher.takeChanges()
-            }
+            // Notices that came during the pass stay pending: the loop applies them next.
+            if let watcher, watching { watching = watcher.watch(folders(), root: root) != nil }
         }
         guard started else { return }
         if watcher == nil { log("catalog: inotify unavailable; polling folders every \(refreshInterval) s") }

@@ -12,7 +12,10 @@ extension CatalogStore {
     /// summary (nil when nothing changed, the change was held back, or this process does not
     /// index).
     @discardableResult
-    func applyFolderChanges(_ changed: Set<String>) -> LibraryIndexer.Summary? {
+    func applyFolderChanges(_ named: Set<String>) -> LibraryIndexer.Summary? {
+        // Folders of a change held back are judged again with every batch, so that the
+        // snapshot stays one (a change elsewhere waits too) and is applied once they are back.
+        let changed = named.union(heldFolders.withLock { $0 })
         guard let realRoot = ImageFiles.realPath(scanner.root) else { return refreshAndIndex() }
         let (current, fingerprint) = versioned
         let kept = listings.withLock { $0 }
@@ -34,7 +37,11 @@ extension CatalogStore {
                 whole = true
             }
         }
-        guard !fresh.isEmpty else { return nil }
+        guard !fresh.isEmpty else {
+            // Back as they were listed: what was held back is over.
+            if heldBack != nil, !held(next: current, unreadable: []) { heldFolders.withLock { $0 = [] } }
+            return nil
+        }
 
         var next: Catalog
         var nextFingerprint: UInt64
@@ -75,7 +82,11 @@ extension CatalogStore {
             touched.formUnion(before.symmetricDifference(after))
             for w in result.warnings { log("catalog: \(w)") }
         }
-        if held(next: next, unreadable: unreadable) { return nil }
+        if held(next: next, unreadable: unreadable) {
+            heldFolders.withLock { $0.formUnion(changed) }
+            return nil
+        }
+        heldFolders.withLock { $0 = [] }
         listings.withLock { $0 = listed }
         state.withLock { $0 = (next, next.publicView(), nextFingerprint) }
         log("catalog: \(touched.count) folder(s) changed, \(patched == nil ? "rebuilt from the kept listings" : "patched"): "
