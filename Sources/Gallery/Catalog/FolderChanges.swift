@@ -17,6 +17,7 @@ extension CatalogStore {
         // snapshot stays one (a change elsewhere waits too) and is applied once they are back.
         let changed = named.union(heldFolders.withLock { $0 })
         guard let realRoot = ImageFiles.realPath(scanner.root) else { return refreshAndIndex() }
+        let start = CatalogStore.now()
         let (current, fingerprint) = versioned
         let kept = listings.withLock { $0 }
         let manifest = basis.withLock { $0.manifest }
@@ -89,8 +90,8 @@ extension CatalogStore {
         heldFolders.withLock { $0 = [] }
         listings.withLock { $0 = listed }
         state.withLock { $0 = (next, next.publicView(), nextFingerprint) }
-        log("catalog: \(touched.count) folder(s) changed, \(patched == nil ? "rebuilt from the kept listings" : "patched"): "
-            + "\(next.albums.count) albums, \(next.items.count) items")
+        log("catalog: \(touched.count) folder(s) changed, \(patched == nil ? "rebuilt from the kept listings" : "patched") in "
+            + "\(Int((CatalogStore.now() - start) * 1000)) ms: \(next.albums.count) albums, \(next.items.count) items")
         return indexPass(folders: touched)
     }
 

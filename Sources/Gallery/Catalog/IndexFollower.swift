@@ -17,6 +17,7 @@ extension CatalogStore {
         let (known, manifest) = basis.withLock { ($0.generation, $0.manifest) }
         guard generation != known else { return false }
         let current = catalog
+        let start = CatalogStore.now()
         var next: Catalog?
         // A lower generation: the file was replaced by a new index; read it whole.
         if generation > known, let changed = index.albumsChanged(since: known), changed.isEmpty {
@@ -47,6 +48,8 @@ extension CatalogStore {
         hash.add(UInt64(generation))
         state.withLock { $0 = (next, next.publicView(), hash.value) }
         basis.withLock { $0 = (newManifest, generation) }
+        log("catalog: generation \(generation) of the index read in \(Int((CatalogStore.now() - start) * 1000)) ms: "
+            + "\(next.albums.count) albums, \(next.items.count) items")
         return true
     }
 }

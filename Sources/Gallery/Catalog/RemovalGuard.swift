@@ -41,10 +41,11 @@ public struct RemovalGuard: Sendable {
             if now == 0 { return "folder \(album.relativePath) holds no photos now (it had \(had)); an empty mount?" }
         }
         for album in current.albums.values where album.itemIDs.count >= minimumPhotos {
+            guard next.albumID(at: album.relativePath).flatMap({ next.albums[$0] })?.itemIDs.isEmpty ?? true else { continue }
+            // Counted only for an album that is empty now: a scan of a large library judges
+            // a thousand albums, and only the emptied ones need their photos looked at.
             let had = album.itemIDs.count(where: { current.items[$0]?.relativePath != nil })
-            guard had >= minimumPhotos else { continue }
-            let now = next.albumID(at: album.relativePath).flatMap { next.albums[$0] }?.itemIDs.count ?? 0
-            if now == 0 { return "album \(album.relativePath) holds no photos now (it had \(had)); an empty mount?" }
+            if had >= minimumPhotos { return "album \(album.relativePath) holds no photos now (it had \(had)); an empty mount?" }
         }
         let removed = before - min(before, after)
         if removed >= minimumPhotos && Double(removed) > maxShare * Double(before) {
@@ -59,11 +60,5 @@ public struct RemovalGuard: Sendable {
 
 extension Catalog {
     /// Photos that are library files (remote items are not the folder's to lose).
-    var fileItemCount: Int {
-        var count = 0
-        for album in albums.values {
-            for id in album.itemIDs where items[id]?.relativePath != nil { count += 1 }
-        }
-        return count
-    }
+    var fileItemCount: Int { items.fileCount }
 }
