@@ -114,6 +114,11 @@ import Testing
             #expect(followerStore.foldersListed.load(ordering: .relaxed) == 0, "the follower never lists a folder")
             #expect(counter.reads.load(ordering: .relaxed) == readsBefore)
             #expect(!followerStore.tryTakeOver(), "the writer is alive")
+            // gallery.json is not in the index: a changed one is read (titles, order, privacy).
+            try Data(#"{"title": "Renamed site"}"#.utf8).write(to: URL(fileURLWithPath: root + "/gallery.json"))
+            #expect(followerStore.followIndex())
+            #expect(followerStore.catalog.siteTitle == "Renamed site")
+            #expect(!followerStore.followIndex())
         }
         // The writer's index is closed (its process exited): the lock is free.
         #expect(LibraryIndexTests.waitForWriterLock(Self.indexPath(root)))

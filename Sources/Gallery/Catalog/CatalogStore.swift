@@ -22,6 +22,8 @@ public final class CatalogStore: Sendable {
     /// The last listing of each folder (relative path) the snapshot was built from, kept by
     /// the watching process so that a change lists only the changed folders.
     let listings = Mutex<[String: CatalogScanner.FolderEntries]>([:])
+    /// The stamp of `gallery.json` when a following process last built from it.
+    let followedManifest = Mutex<FileStamp?>(nil)
     /// Folders whose change the removal guard holds back (`applyFolderChanges`).
     let heldFolders = Mutex<Set<String>>([])
     /// Folders listed from the file system so far (tests count them).
@@ -78,7 +80,8 @@ public final class CatalogStore: Sendable {
             state = Mutex((fromIndex.catalog, fromIndex.catalog.publicView(), fromIndex.fingerprint))
             basis = Mutex((fromIndex.manifest, generation))
             log("catalog: \(fromIndex.catalog.albums.count) albums, \(fromIndex.catalog.items.count) items from the index in "
-                + "\(Int((CatalogStore.now() - start) * 1000)) ms; scanning in the background")
+                + "\(Int((CatalogStore.now() - start) * 1000)) ms; "
+                + (indexer != nil ? "scanning in the background" : "following the index another process writes"))
         } else {
             var kept: [String: CatalogScanner.FolderEntries] = [:]
             let first = scanner.build { relativePath, absolute, state in
@@ -94,6 +97,8 @@ public final class CatalogStore: Sendable {
             // refreshIfFoldersChanged without starting a watcher).
             lastCheck.withLock { $0 = (scanner.directoryFingerprint(), start) }
         }
+        let manifestStamp = manifestFileStamp()
+        followedManifest.withLock { $0 = manifestStamp }
     }
 
     static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
