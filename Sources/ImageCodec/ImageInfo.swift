@@ -127,6 +127,9 @@ public struct ExifMetadata: Sendable, Equatable {
     /// The EXIF text tags (ImageDescription, UserComment, Artist, Copyright, the Windows XP
     /// tags) as `ImageText`; `ImageInfo.text` holds them merged with XMP and IPTC.
     public var text = ImageText()
+    /// Apple's media group identifier from the maker note (tag 0x0011): the same text as the
+    /// content identifier in the QuickTime metadata of the Live Photo's movie.
+    public var contentIdentifier: String?
 
     public init(orientation: Orientation = .up, dateTimeOriginal: String? = nil, make: String? = nil, model: String? = nil,
                 lensMake: String? = nil, lensModel: String? = nil, exposureTime: ExifRational? = nil, fNumber: ExifRational? = nil,

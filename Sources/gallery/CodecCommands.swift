@@ -190,6 +190,7 @@ enum CodecCommands {
         if let gamma = info.gamma, gamma.isFinite { fields.append(("gamma", String(gamma))) }
         if let intent = info.srgbIntent { fields.append(("srgbIntent", String(intent))) }
         if info.tileCount > 1 { fields.append(("tileCount", String(info.tileCount))) }
+        if info.video == nil, let id = info.exif.contentIdentifier { fields.append(("contentIdentifier", jsonString(id))) }
         if let v = info.video {
             // Rotation as the display shows it: degrees clockwise (90 for an upright phone video).
             let rotation: Int

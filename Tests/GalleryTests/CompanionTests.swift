@@ -21,6 +21,55 @@ import Testing
         #expect(paired.companions["clip.jpg"] == nil, "only .mov files are Live Photo movies")
     }
 
+    @Test func pairingByContentIdentifier() {
+        let a = "FFCBAC24-E547-4BBC-AF47-38B1A3D845E3", b = "0A1B2C3D-0000-4000-8000-00000000000B", c = "1A1B2C3D-0000-4000-8000-00000000000C"
+        let names = ["IMG_10.HEIC", "IMG_10 (1).MOV", "Holiday.jpg", "export-77.mov", "IMG_4.JPG", "IMG_4.MOV", "Other.mov",
+                     "Twin1.jpg", "Twin2.jpg", "Twin.mov", "Plain.jpg"]
+        var asked = 0
+        let ids = ["IMG_10.HEIC": a, "IMG_10 (1).MOV": a.lowercased(), "Holiday.jpg": b, "export-77.mov": b,
+                   "IMG_4.JPG": c, "Other.mov": c, "Twin1.jpg": "T", "Twin2.jpg": "T", "Twin.mov": "T"]
+        let paired = CompanionPairing.pair(names.enumerated().map { ($0.element, Self.stamp($0.offset)) }, contentIdentifiers: {
+            asked += 1
+            return ids
+        })
+        #expect(asked == 1)
+        #expect(paired.companions["IMG_10.HEIC"]?.map(\.name) == ["IMG_10 (1).MOV"], "identifiers compare without case")
+        #expect(paired.companions["Holiday.jpg"]?.map(\.name) == ["export-77.mov"])
+        // Paired by name first: the name wins, and the other movie with its identifier stays an item.
+        #expect(paired.companions["IMG_4.JPG"]?.map(\.name) == ["IMG_4.MOV"])
+        // Two stills with one identifier: the movie cannot be placed, and stays an item.
+        #expect(paired.companions["Twin1.jpg"] == nil && paired.companions["Twin2.jpg"] == nil)
+        #expect(paired.items.map(\.name) == ["IMG_10.HEIC", "Holiday.jpg", "IMG_4.JPG", "Other.mov", "Twin1.jpg", "Twin2.jpg", "Twin.mov",
+                                             "Plain.jpg"])
+        // Nothing left to pair: the index is not asked.
+        _ = CompanionPairing.pair([("A.jpg", Self.stamp(0)), ("A.mov", Self.stamp(1))], contentIdentifiers: {
+            asked += 1
+            return [:]
+        })
+        #expect(asked == 1)
+    }
+
+    /// A Live Photo whose files were renamed apart: the still's maker note and the movie's
+    /// QuickTime metadata carry one content identifier, which the index learns and the next
+    /// scan pairs by. Without the index (nothing read yet) they are two items.
+    @Test func aRenamedLivePhotoPairsByContentIdentifier() throws {
+        let library = try TestLibrary.make()
+        defer { library.remove() }
+        let fm = FileManager.default
+        let fixtures = Fixtures.testsDirectory.appendingPathComponent("Fixtures")
+        try fm.createDirectory(atPath: library.root + "/Phone", withIntermediateDirectories: true)
+        try fm.copyItem(atPath: fixtures.appendingPathComponent("metadata/apple-live.jpg").path, toPath: library.root + "/Phone/Holiday.jpg")
+        try fm.copyItem(atPath: fixtures.appendingPathComponent("video/live-uuid.mov").path, toPath: library.root + "/Phone/export-77.mov")
+        #expect(EndToEndTests.catalog(library).item(relativePath: "Phone/export-77.mov") != nil)
+
+        let app = try SearchPagesTests.makeApp(library, today: CalendarDay(year: 2025, month: 1, day: 1))
+        let still = try #require(app.catalog.item(relativePath: "Phone/Holiday.jpg"))
+        #expect(still.companion(.live)?.name == "export-77.mov")
+        #expect(app.catalog.item(relativePath: "Phone/export-77.mov") == nil)
+        let page = SearchPagesTests.get(app, "/photo/\(still.id)")
+        #expect(page.text.contains("class=\"live-motion\" src=\"/original/\(still.id)/live\""))
+    }
+
     static func library() throws -> TestLibrary {
         let library = try TestLibrary.make()
         let fm = FileManager.default

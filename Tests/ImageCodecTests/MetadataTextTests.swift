@@ -212,5 +212,12 @@ import Testing
         #expect(IPTCReader.read(iim: iim[...]).keywords.isEmpty)
         let latin: [UInt8] = [0x1C, 2, 120, 0, 3, 0x5A, 0x6F, 0xEB]
         #expect(IPTCReader.read(iim: latin[...]).caption == "Zoë")
+        // Without 1:90: Windows-1252's curly quotes, euro sign and dash (as ExifTool reads
+        // "Latin"), and UTF-8 recognised as such.
+        let quoted: [UInt8] = [0x93, 0x41, 0x94, 0x20, 0x80, 0x35, 0x20, 0x96, 0x20, 0x42]
+        let windows: [UInt8] = [0x1C, 2, 120, 0, UInt8(quoted.count)] + quoted
+        #expect(IPTCReader.read(iim: windows[...]).caption == "\u{201C}A\u{201D} \u{20AC}5 \u{2013} B")
+        let undeclaredUTF8: [UInt8] = [0x1C, 2, 120, 0, UInt8(caption.count)] + caption
+        #expect(IPTCReader.read(iim: undeclaredUTF8[...]).caption == "Zoë")
     }
 }

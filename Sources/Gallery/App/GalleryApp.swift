@@ -52,7 +52,10 @@ public final class GalleryApp: FastCGIHandler, Sendable {
         let indexer = index.flatMap { $0.claimWriter() ? makeIndexer($0) : nil }
         var scanner = CatalogScanner(root: configuration.libraryRoot, siteTitle: configuration.siteTitle)
         scanner.defaultSort = configuration.defaultSort
-        if let index { scanner.datesTaken = { index.datesTaken(folder: $0) } }
+        if let index {
+            scanner.datesTaken = { index.datesTaken(folder: $0) }
+            scanner.contentIdentifiers = { index.contentIdentifiers(folder: $0) }
+        }
         store = CatalogStore(scanner: scanner, refreshInterval: configuration.rescanInterval, index: index, indexer: indexer,
                              makeIndexer: makeIndexer, log: log)
         if watchLibrary { store.startWatching() }

@@ -21,7 +21,7 @@ extension CatalogScanner {
             if order(of: relativePath, manifest: manifest) == .date, let datesTaken {
                 images = CatalogNaming.sortedByDate(images, name: \.name, dates: datesTaken(relativePath))
             }
-            let paired = CompanionPairing.pair(images)
+            let paired = CompanionPairing.pair(images, contentIdentifiers: { contentIdentifiers?(relativePath) ?? [:] })
             guard table.count - album.itemIDs.count + paired.items.count <= maxItems else { return nil }
             // The ids the album's photos had, by relative path: a photo that stays keeps its id.
             var previous: [String: String] = [:]

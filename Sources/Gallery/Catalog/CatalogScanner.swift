@@ -26,6 +26,9 @@ public struct CatalogScanner: Sendable {
     /// Dates taken ("YYYY:MM:DD HH:MM:SS") of the photos of one folder (relative path) by file
     /// name, from the library index; used only for albums sorted by date. nil: no dates known.
     public var datesTaken: (@Sendable (_ folder: String) -> [String: String])?
+    /// Apple content identifiers of the stills and movies of one folder by file name, from the
+    /// library index; asked only when a Live Photo movie and a still are left unpaired by name.
+    public var contentIdentifiers: (@Sendable (_ folder: String) -> [String: String])?
 
     public init(root: String, siteTitle: String) {
         self.root = root
@@ -262,7 +265,7 @@ public struct CatalogScanner: Sendable {
             state.skippedAliases += 1
             return false
         }
-        let paired = CompanionPairing.pair(images)
+        let paired = CompanionPairing.pair(images, contentIdentifiers: { contentIdentifiers?(relativePath) ?? [:] })
 
         var itemIDs: [String] = []
         var videoCount = 0

@@ -25,16 +25,21 @@ public struct Companion: Sendable, Equatable {
 }
 
 /// Pairs the files of one folder by base name (case ignored): a still (JPEG or HEIF) takes the
-/// `.mov` of its name as its Live Photo movie and a raw of its name as its raw original. A
-/// movie or raw without such a still stays an item of its own, as does everything else.
+/// `.mov` of its name as its Live Photo movie and a raw of its name as its raw original. Then a
+/// `.mov` left over takes the still left without a movie whose Apple content identifier is the
+/// movie's (the maker note's media group UUID in the still, the QuickTime content identifier in
+/// the movie: an export or a copy renamed one of the two). A movie or raw without such a still
+/// stays an item of its own, as does everything else.
 enum CompanionPairing {
     static let stills: Set<String> = ["jpg", "jpeg", "heic", "heif", "hif"]
     static let liveMovies: Set<String> = ["mov"]
     static let raws = Set(ImageFiles.rawExtensions.map { String($0.dropFirst()) })
 
-    /// The folder's items (in the given order, companions left out) and each item's companions by name.
-    static func pair(_ images: [(name: String, stamp: FileStamp)]) -> (items: [(name: String, stamp: FileStamp)],
-                                                                         companions: [String: [Companion]]) {
+    /// The folder's items (in the given order, companions left out) and each item's companions by
+    /// name. `contentIdentifiers` gives the identifiers the index knows by file name; it is asked
+    /// only when a `.mov` and a still are left unpaired by name.
+    static func pair(_ images: [(name: String, stamp: FileStamp)], contentIdentifiers: () -> [String: String] = { [:] })
+        -> (items: [(name: String, stamp: FileStamp)], companions: [String: [Companion]]) {
         func split(_ name: String) -> (base: String, ext: String)? {
             guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
             return (name[..<dot].lowercased(), name[name.index(after: dot)...].lowercased())
@@ -59,6 +64,34 @@ enum CompanionPairing {
             }
             items.append(image)
         }
-        return (items, companions)
+        return pairByIdentifier(items, companions, contentIdentifiers)
+    }
+
+    /// The second pass: unpaired movies to unpaired stills with the same content identifier.
+    private static func pairByIdentifier(_ items: [(name: String, stamp: FileStamp)], _ companions: [String: [Companion]],
+                                         _ contentIdentifiers: () -> [String: String])
+        -> (items: [(name: String, stamp: FileStamp)], companions: [String: [Companion]]) {
+        func ext(_ name: String) -> String? { name.lastIndex(of: ".").map { name[name.index(after: $0)...].lowercased() } }
+        let movies = items.filter { ext($0.name).map(liveMovies.contains) ?? false }
+        let lonely = items.filter { item in
+            (ext(item.name).map(stills.contains) ?? false) && !(companions[item.name]?.contains { $0.role == .live } ?? false)
+        }
+        guard !movies.isEmpty, !lonely.isEmpty else { return (items, companions) }
+        let identifiers = contentIdentifiers()
+        var stillByIdentifier: [String: String] = [:]
+        for still in lonely {
+            // An identifier two stills share pairs neither: which one the movie belongs to is unknown.
+            guard let id = identifiers[still.name]?.uppercased() else { continue }
+            stillByIdentifier[id] = stillByIdentifier[id] == nil ? still.name : ""
+        }
+        var companions = companions
+        var taken = Set<String>()
+        for movie in movies {
+            guard let id = identifiers[movie.name]?.uppercased(), let still = stillByIdentifier[id], !still.isEmpty else { continue }
+            stillByIdentifier[id] = ""
+            companions[still, default: []].append(Companion(role: .live, name: movie.name, stamp: movie.stamp))
+            taken.insert(movie.name)
+        }
+        return taken.isEmpty ? (items, companions) : (items.filter { !taken.contains($0.name) }, companions)
     }
 }

@@ -38,9 +38,7 @@ extension GalleryApp {
         let layout = ZipLayout(entries: ZipContents.entries(albumID: albumID, subalbums: subalbums, catalog: catalog, pipeline: pipeline))
         let etag = GalleryApp.zipETag(layout)
         let total = layout.totalLength
-        var range = 0..<total
-        var status = 200
-        var headers: [(name: String, value: String)] = [
+        let headers: [(name: String, value: String)] = [
             ("Content-Type", "application/zip"),
             ("Content-Disposition", GalleryApp.attachment(fileName: ZipContents.folderName(album, catalog: catalog) + ".zip")),
             ("Accept-Ranges", "bytes"),
@@ -50,27 +48,17 @@ extension GalleryApp {
             // nginx passes the body on as it comes instead of spooling it to a temp file.
             ("X-Accel-Buffering", "no"),
         ]
-        if let header = request.header("Range"), GalleryApp.ifRangeAllows(request.header("If-Range"), etag: etag) {
-            switch ByteRange.parse(header, length: total) {
-            case .whole: break
-            case .unsatisfiable:
-                return FastCGIResponse(status: 416, headers: [("Content-Range", "bytes */\(total)"), ("ETag", etag)])
-            case .part(let part):
-                range = part
-                status = 206
-                headers.append(("Content-Range", "bytes \(part.lowerBound)-\(part.upperBound - 1)/\(total)"))
-            }
+        guard let reply = RangedReply(request: request, total: total, etag: etag, headers: headers) else {
+            return RangedReply.unsatisfiable(total: total, etag: etag)
         }
-        if request.method == "HEAD" {
-            return FastCGIResponse(status: status, headers: headers, stream: FastCGIBodyStream(length: range.count, produce: { _ in }))
-        }
+        if request.method == "HEAD" { return reply.headOnly }
         guard downloads.acquire() else {
             return errors.response(503, message: "Too many downloads are running. Please try again in a minute.",
                                    extraHeaders: [("Retry-After", String(GalleryApp.downloadRetryAfter))])
         }
         let streamer = ZipStreamer(layout: layout, checksums: zipChecksums)
-        let slots = downloads, log = self.log, name = album.id, part = range
-        let body = FastCGIBodyStream(length: part.count, produce: { send in
+        let slots = downloads, log = self.log, name = album.id, part = reply.range
+        return reply.response(produce: { send in
             do throws(ZipStreamer.Stop) {
                 try streamer.write(part, send: send)
             } catch .clientGone {
@@ -79,7 +67,6 @@ extension GalleryApp {
                 log("download \(name): stopped: \(error)")
             }
         }, finished: { slots.release() })
-        return FastCGIResponse(status: status, headers: headers, stream: body)
     }
 
     /// A strong validator of the archive's bytes: they follow from the names, sizes and times
@@ -95,46 +82,8 @@ extension GalleryApp {
         return "\"zip-\(String(hash.value, radix: 16))\""
     }
 
-    /// RFC 9110 If-Range: the range applies when the header is absent or names this ETag
-    /// (strong comparison; a date never matches, since the archive has no Last-Modified).
-    static func ifRangeAllows(_ header: String?, etag: String) -> Bool {
-        guard let header else { return true }
-        return header.trimmingCharacters(in: .whitespaces) == etag
-    }
-
     /// `attachment; filename="Trips.zip"; filename*=UTF-8''Trips.zip`.
     static func attachment(fileName: String) -> String {
         "attachment" + contentDisposition(fileName: fileName).dropFirst("inline".count)
-    }
-}
-
-/// One `Range: bytes=...` header against a body of `length` bytes. Only a single range is
-/// served; several ranges get the whole body, as RFC 9110 allows.
-enum ByteRange: Equatable {
-    case whole
-    case part(Range<Int>)
-    case unsatisfiable
-
-    static func parse(_ header: String, length: Int) -> ByteRange {
-        let text = header.trimmingCharacters(in: .whitespaces)
-        guard text.hasPrefix("bytes="), text.utf8.count <= 100 else { return .whole }
-        let spec = text.dropFirst("bytes=".count).trimmingCharacters(in: .whitespaces)
-        guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return .whole }
-        let first = spec[..<dash], last = spec[spec.index(after: dash)...]
-        func number(_ s: Substring) -> Int? {
-            guard !s.isEmpty, s.utf8.count <= 18, s.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-            return Int(s)
-        }
-        if first.isEmpty {
-            // The last N bytes.
-            guard let n = number(last) else { return .whole }
-            guard n > 0, length > 0 else { return .unsatisfiable }
-            return .part(max(0, length - n)..<length)
-        }
-        guard let start = number(first) else { return .whole }
-        guard start < length else { return .unsatisfiable }
-        if last.isEmpty { return .part(start..<length) }
-        guard let end = number(last), end >= start else { return .whole }
-        return .part(start..<min(length, end + 1))
     }
 }

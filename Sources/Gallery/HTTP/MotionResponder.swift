@@ -28,10 +28,8 @@ extension GalleryApp {
         let stamp = file.stamp
         let etag = "\"motion-\(String(stamp.size, radix: 16))-\(String(stamp.mtimeSeconds, radix: 16))-"
             + "\(String(stamp.mtimeNanoseconds, radix: 16))-\(String(file.movie.range.lowerBound, radix: 16))\""
-        var range = 0..<total
-        var status = 200
         let base = item.fileName.split(separator: ".", omittingEmptySubsequences: false).dropLast().joined(separator: ".")
-        var headers: [(name: String, value: String)] = [
+        let headers: [(name: String, value: String)] = [
             ("Content-Type", "video/mp4"),
             ("Content-Disposition", GalleryApp.contentDisposition(fileName: (base.isEmpty ? item.fileName : base) + ".mp4")),
             ("Accept-Ranges", "bytes"),
@@ -41,22 +39,12 @@ extension GalleryApp {
             ("X-Content-Type-Options", "nosniff"),
             ("X-Accel-Buffering", "yes"),
         ]
-        if let header = request.header("Range"), GalleryApp.ifRangeAllows(request.header("If-Range"), etag: etag) {
-            switch ByteRange.parse(header, length: total) {
-            case .whole: break
-            case .unsatisfiable:
-                return FastCGIResponse(status: 416, headers: [("Content-Range", "bytes */\(total)"), ("Accept-Ranges", "bytes"), ("ETag", etag)])
-            case .part(let part):
-                range = part
-                status = 206
-                headers.append(("Content-Range", "bytes \(part.lowerBound)-\(part.upperBound - 1)/\(total)"))
-            }
+        guard let reply = RangedReply(request: request, total: total, etag: etag, headers: headers) else {
+            return RangedReply.unsatisfiable(total: total, etag: etag)
         }
-        if request.method == "HEAD" {
-            return FastCGIResponse(status: status, headers: headers, stream: FastCGIBodyStream(length: range.count, produce: { _ in }))
-        }
-        let log = self.log, id = item.id, part = range
-        let body = FastCGIBodyStream(length: part.count, produce: { send in
+        if request.method == "HEAD" { return reply.headOnly }
+        let log = self.log, id = item.id, part = reply.range
+        return reply.response(produce: { send in
             var offset = part.lowerBound
             while offset < part.upperBound {
                 let count = min(GalleryApp.motionChunkBytes, part.upperBound - offset)
@@ -68,6 +56,5 @@ extension GalleryApp {
                 offset += count
             }
         })
-        return FastCGIResponse(status: status, headers: headers, stream: body)
     }
 }

@@ -71,9 +71,11 @@ public final class LibraryIndex: Sendable {
     public static let schemaVersion = 3
     /// What rows written by this build know (`facts_level`): 1 = size, format, date, camera;
     /// 2 = also lens, exposure and GPS; 3 = also video facts and what people wrote (titles,
-    /// captions, keywords, sidecars). Rows of a lower level keep serving pages, and the
-    /// indexer reads their files again in the background as if their stamp had changed.
-    public static let factsLevel = 3
+    /// captions, keywords, sidecars); 4 = also an Apple still's content identifier (Live Photo
+    /// pairing), so a level-3 row is re-read only when it is an Apple still. Rows of a lower
+    /// level keep serving pages, and the indexer reads their files again in the background as
+    /// if their stamp had changed.
+    public static let factsLevel = 4
     /// "GIdx": marks the file as ours.
     static let applicationID = 0x4749_6478
 
@@ -281,7 +283,8 @@ public final class LibraryIndex: Sendable {
             }
             facts = ImageFacts(width: width, height: height, pixelCount: row.optionalInt(8) ?? width * height, format: format,
                                dateTaken: row.text(11), cameraMake: row.text(12), cameraModel: row.text(13), colourSpace: row.text(10),
-                               shot: shot, location: location, video: video(row, from: 27), text: text(row, from: 33))
+                               shot: shot, location: location, video: video(row, from: 27), text: text(row, from: 33),
+                               contentIdentifier: row.text(31))
         }
         return IndexedPhoto(relativePath: row.text(0) ?? "", stamp: stamp, version: row.text(5) ?? "", facts: facts,
                             placeholder: row.text(14), failure: row.text(15), sidecar: row.text(42).flatMap(FileStamp.init(indexText:)))
@@ -312,6 +315,17 @@ public final class LibraryIndex: Sendable {
         } ?? [:]
     }
 
+    /// Apple content identifiers of the stills and movies in one folder, by file name.
+    public func contentIdentifiers(folder: String) -> [String: String] {
+        read { db throws(SQLiteError) -> [String: String] in
+            var out: [String: String] = [:]
+            try db.run("SELECT name, content_id FROM photos WHERE album = ? AND content_id IS NOT NULL", [.text(folder)]) { row in
+                if let name = row.text(0), let id = row.text(1) { out[name] = id }
+            }
+            return out
+        } ?? [:]
+    }
+
     /// What the indexer compares with a scan: a row's stamp, and whether its facts are of
     /// this build's level (a row of a lower one is read again).
     struct RowStamp: Equatable {
@@ -325,10 +339,15 @@ public final class LibraryIndex: Sendable {
     func stamps(folder: String) -> [String: RowStamp]? {
         read { db throws(SQLiteError) -> [String: RowStamp] in
             var out: [String: RowStamp] = [:]
-            try db.run("SELECT name, size, mtime_s, mtime_ns, inode, facts_level, sidecar FROM photos WHERE album = ?", [.text(folder)]) { row in
+            try db.run("SELECT name, size, mtime_s, mtime_ns, inode, facts_level, sidecar, camera_make = 'Apple' AND video_codec IS NULL "
+                       + "FROM photos WHERE album = ?", [.text(folder)]) { row in
                 let stamp = FileStamp(size: row.int(1), mtimeSeconds: row.int(2), mtimeNanoseconds: row.int(3),
                                       inode: UInt64(bitPattern: Int64(row.int(4))))
-                out[row.text(0) ?? ""] = RowStamp(stamp: stamp, current: row.int(5) >= Self.factsLevel,
+                // Level 4 only added the content identifier of Apple stills: other rows of level 3
+                // are current, so an upgrade re-reads the iPhone photos, not the library.
+                let level = row.int(5)
+                let current = level >= Self.factsLevel || (level == 3 && row.int(7) == 0)
+                out[row.text(0) ?? ""] = RowStamp(stamp: stamp, current: current,
                                                   sidecar: row.text(6).flatMap(FileStamp.init(indexText:)))
             }
             return out
@@ -449,7 +468,7 @@ public final class LibraryIndex: Sendable {
             .optional(f?.location?.latitude), .optional(f?.location?.longitude), .optional(f?.location?.altitude),
             .int(factsLevel),
         ]
-        try db.run(putSQL, values + videoValues(f?.video) + textValues(f?.text) + [.optional(p.sidecar?.indexText), .text(album), .text(name)])
+        try db.run(putSQL, values + videoValues(f?.video, contentIdentifier: f?.contentIdentifier) + textValues(f?.text) + [.optional(p.sidecar?.indexText), .text(album), .text(name)])
     }
 
     /// Remembers a cover render's mean colour for the photo's row; written at the watcher

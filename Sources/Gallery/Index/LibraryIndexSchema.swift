@@ -84,8 +84,13 @@ extension LibraryIndex {
         }
     }
 
-    static func videoValues(_ video: VideoFacts?) -> [SQLValue] {
-        guard let v = video else { return Array(repeating: .null, count: videoColumns.count) }
+    /// A still's row holds only its content identifier (a Live Photo's still) of these.
+    static func videoValues(_ video: VideoFacts?, contentIdentifier: String?) -> [SQLValue] {
+        guard let v = video else {
+            var values = [SQLValue](repeating: .null, count: videoColumns.count)
+            values[4] = .optional(contentIdentifier)
+            return values
+        }
         return [.optional(v.durationSeconds), .text(v.codec), .optional(v.frameRate), .optional(v.hdr),
                 .optional(v.contentIdentifier), .int(v.hasAudio ? 1 : 0)]
     }

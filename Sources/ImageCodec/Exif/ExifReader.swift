@@ -61,6 +61,7 @@ public enum ExifReader {
             case 0x8827: isoRatings = reader.firstShort(entry)
             case 0x8833: isoSpeed = reader.longValue(entry)
             case 0xA405: meta.focalLength35mm = reader.firstShort(entry).flatMap { $0 > 0 ? $0 : nil }
+            case 0x927C: meta.contentIdentifier = reader.rawBytes(entry, limit: AppleMakerNote.maxBytes).flatMap(AppleMakerNote.contentIdentifier)
             default: break
             }
         }
@@ -113,7 +114,7 @@ public enum ExifReader {
 }
 
 /// Bounds-checked reads of a TIFF byte order.
-private struct TIFFReader {
+struct TIFFReader {
     let bytes: [UInt8]
     let little: Bool
 
@@ -197,11 +198,11 @@ private struct TIFFReader {
         }
     }
 
-    /// The bytes of a BYTE, ASCII or UNDEFINED entry, at most `ExifTextFields.maxBytes`;
-    /// nil when they do not lie inside the buffer.
-    func rawBytes(_ e: Entry) -> ArraySlice<UInt8>? {
+    /// The bytes of a BYTE, ASCII or UNDEFINED entry, at most `limit`; nil when they do not
+    /// lie inside the buffer.
+    func rawBytes(_ e: Entry, limit: Int = ExifTextFields.maxBytes) -> ArraySlice<UInt8>? {
         guard e.type == 1 || e.type == 2 || e.type == 7, e.count > 0 else { return nil }
-        let length = min(e.count, ExifTextFields.maxBytes)
+        let length = min(e.count, limit)
         let start: Int
         if e.count <= 4 {
             start = e.valueField

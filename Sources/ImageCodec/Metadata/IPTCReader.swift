@@ -1,6 +1,9 @@
 /// Reads IPTC-IIM (the IPTC Information Interchange Model) datasets: from a Photoshop image
 /// resource block (JPEG APP13 `Photoshop 3.0\0`, resource 0x0404) or from raw IIM (TIFF tag
-/// 33723). Text is UTF-8 when record 1:90 names it (`ESC % G`), Latin-1 otherwise. Every length
+/// 33723). Text is UTF-8 when record 1:90 names it (`ESC % G`). Without it, a value that is
+/// valid UTF-8 with non-ASCII in it is read as UTF-8 (many tools write UTF-8 and leave 1:90
+/// out; Windows-1252 text is almost never valid UTF-8), anything else as Windows-1252, which is
+/// what "Latin" means to ExifTool and to the Windows tools that wrote it. Every length
 /// is checked against the bytes; damage ends the walk and keeps what was read.
 public enum IPTCReader {
     /// The payload of a JPEG APP13 segment begins with this.
@@ -54,7 +57,7 @@ public enum IPTCReader {
             }
         }
         func strings(_ dataset: Int) -> [String] {
-            (values[dataset] ?? []).map { utf8 ? String(decoding: $0, as: UTF8.self) : MetadataText.latin1($0) }
+            (values[dataset] ?? []).map { utf8 ? String(decoding: $0, as: UTF8.self) : MetadataText.undeclared($0) }
         }
         func string(_ dataset: Int) -> String? { strings(dataset).lazy.compactMap(MetadataText.clean).first }
         var text = ImageText()

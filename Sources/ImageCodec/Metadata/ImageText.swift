@@ -100,6 +100,30 @@ enum MetadataText {
         return String(s)
     }
 
+    /// Text whose encoding is not declared: UTF-8 when the bytes are valid UTF-8 and not all
+    /// ASCII, else Windows-1252.
+    static func undeclared(_ bytes: ArraySlice<UInt8>) -> String {
+        if bytes.contains(where: { $0 >= 0x80 }), let text = String(validating: bytes, as: UTF8.self) { return text }
+        return windows1252(bytes)
+    }
+
+    /// Windows-1252 bytes as text: Latin-1, except that 0x80-0x9F hold the euro sign, curly
+    /// quotes, dashes and the rest (the five codes it leaves undefined keep their Latin-1 value).
+    static func windows1252(_ bytes: some Collection<UInt8>) -> String {
+        var s = String.UnicodeScalarView()
+        for b in bytes {
+            let mapped = b >= 0x80 && b <= 0x9F ? windows1252High[Int(b) - 0x80] : 0
+            s.append(mapped == 0 ? Unicode.Scalar(b) : Unicode.Scalar(mapped) ?? Unicode.Scalar(b))
+        }
+        return String(s)
+    }
+
+    /// Code points of 0x80-0x9F in Windows-1252; 0 where it defines none.
+    private static let windows1252High: [UInt16] = [
+        0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017D, 0,
+        0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178,
+    ]
+
     /// UTF-16 code units as text (unpaired surrogates become U+FFFD), up to the first NUL.
     static func utf16(_ bytes: ArraySlice<UInt8>, little: Bool) -> String {
         var units: [UInt16] = []

@@ -26,11 +26,14 @@ public struct ImageFacts: Sendable, Equatable {
     public var video: VideoFacts?
     /// Titles, captions, keywords, people and places written into the file (or its sidecar).
     public var text: PhotoText
+    /// Apple's Live Photo identifier: a still's media group UUID (maker note), a movie's
+    /// QuickTime content identifier. A still and a movie with the same one are one Live Photo.
+    public var contentIdentifier: String?
 
     /// Facts remembered elsewhere (the library index).
     public init(width: Int, height: Int, pixelCount: Int, format: String, dateTaken: String?, cameraMake: String?,
                 cameraModel: String?, colourSpace: String?, shot: ShotFacts = ShotFacts(), location: PhotoLocation? = nil,
-                video: VideoFacts? = nil, text: PhotoText = PhotoText()) {
+                video: VideoFacts? = nil, text: PhotoText = PhotoText(), contentIdentifier: String? = nil) {
         self.width = width
         self.height = height
         self.pixelCount = pixelCount
@@ -43,6 +46,7 @@ public struct ImageFacts: Sendable, Equatable {
         self.location = location
         self.video = video
         self.text = text
+        self.contentIdentifier = contentIdentifier ?? video?.contentIdentifier
     }
 
     init(_ info: ImageInfo) {
@@ -61,6 +65,7 @@ public struct ImageFacts: Sendable, Equatable {
         location = exif.gps.map { PhotoLocation(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude) }
         video = info.video.map(VideoFacts.init)
         text = PhotoText(info.text)
+        contentIdentifier = info.exif.contentIdentifier ?? info.video?.contentIdentifier
     }
 
     static func formatName(_ info: ImageInfo) -> String {

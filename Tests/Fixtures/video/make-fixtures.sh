@@ -25,6 +25,10 @@ $F -f lavfi -i "testsrc2=size=160x120:rate=30:duration=0.1" -c:v libx265 -tag:v 
 $F $SRC -c:v libx264 -pix_fmt yuv420p -x264-params log-level=error h264.mp4
 $F $SRC -c:v libx264 -pix_fmt yuv420p -profile:v baseline h264.3gp
 $F $SRC -c:v libx264 -pix_fmt yuv420p -f ipod h264.m4v
+# A Live Photo movie named unlike its still: paired by this content identifier, which the
+# still carries in its Apple maker note (Tests/Fixtures/metadata/apple-live.jpg).
+$F -i h264.mp4 -c copy -movflags use_metadata_tags \
+   -metadata com.apple.quicktime.content.identifier=FFCBAC24-E547-4BBC-AF47-38B1A3D845E3 live-uuid.mov
 $F $SRC -c:v libx265 -x265-params log-level=error -tag:v hev1 -pix_fmt yuv420p hev1-source.tmp.mp4
 python3 make-synthetic.py
 rm -f hev1-source.tmp.mp4
