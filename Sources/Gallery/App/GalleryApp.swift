@@ -21,9 +21,9 @@ public final class GalleryApp: FastCGIHandler, Sendable {
     private let sharedViews = BoundedMap<String, Catalog>(limit: 64)
     let log: @Sendable (String) -> Void
     /// The library index (nil without one, or when its file cannot be opened for writing),
-    /// and its writer when this process is the one that indexes.
+    /// and its writer when this process is the one that indexes (it may become it later).
     let index: LibraryIndex?
-    let indexer: LibraryIndexer?
+    var indexer: LibraryIndexer? { store.indexer }
     var errors: ErrorPages { ErrorPages(templates: templates, chrome: { [self] in self.chrome() }) }
 
     /// Loads the templates (throws on a syntax error), takes the catalog from the library
@@ -42,22 +42,22 @@ public final class GalleryApp: FastCGIHandler, Sendable {
         if ShareKey.isExposed(keyPath) { log("share: warning: \(keyPath) is readable by other users; chmod 600 it") }
         let index = configuration.indexPath.flatMap { LibraryIndex.open(path: $0, log: log) }
         self.index = index
-        if let index, index.claimWriter() {
-            let limits = pipeline.configuration.decodeLimits, maxBytes = pipeline.configuration.maxOriginBytes
-            let root = configuration.libraryRoot
-            indexer = LibraryIndexer(index: index) { path throws(PipelineError) in
+        let limits = pipeline.configuration.decodeLimits, maxBytes = pipeline.configuration.maxOriginBytes
+        let root = configuration.libraryRoot
+        let makeIndexer: @Sendable (LibraryIndex) -> LibraryIndexer = { index in
+            LibraryIndexer(index: index) { path throws(PipelineError) in
                 try FileIndexing.read(path: path, root: root, maxBytes: maxBytes, limits: limits)
             }
-        } else {
-            indexer = nil
         }
+        let indexer = index.flatMap { $0.claimWriter() ? makeIndexer($0) : nil }
         var scanner = CatalogScanner(root: configuration.libraryRoot, siteTitle: configuration.siteTitle)
         scanner.defaultSort = configuration.defaultSort
         if let index {
             scanner.datesTaken = { index.datesTaken(folder: $0) }
             scanner.contentIdentifiers = { index.contentIdentifiers(folder: $0) }
         }
-        store = CatalogStore(scanner: scanner, refreshInterval: configuration.rescanInterval, index: index, indexer: indexer, log: log)
+        store = CatalogStore(scanner: scanner, refreshInterval: configuration.rescanInterval, index: index, indexer: indexer,
+                             makeIndexer: makeIndexer, log: log)
         if watchLibrary { store.startWatching() }
     }
 

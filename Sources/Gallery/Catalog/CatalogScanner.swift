@@ -45,11 +45,13 @@ public struct CatalogScanner: Sendable {
         /// Folders (relative paths, "" for the root) that could not be listed: their photos
         /// are missing from this scan for no fault of theirs (`RemovalGuard`).
         public var unreadableFolders: Set<String> = []
+        /// The manifest the catalog was made with (a per-folder patch needs its titles and order).
+        var manifest: Manifest?
     }
 
     /// Walks the folder.
     public func scan() -> Result {
-        build { relativePath, absolute, state in listFolder(relativePath: relativePath, absolute: absolute, state: &state) }
+        build { relativePath, absolute, state in listFolder(relativePath: relativePath, absolute: absolute, realRoot: state.realRoot) }
     }
 
     /// The catalog of a listing remembered by the library index, without reading any folder:
@@ -58,19 +60,13 @@ public struct CatalogScanner: Sendable {
     public func build(from listing: LibraryListing) -> Result {
         build { relativePath, _, state in
             guard let folder = listing.folders[relativePath] else { return FolderEntries() }
-            state.mix(relativePath, UInt64(folder.images.count), UInt64(folder.subfolders.count))
-            for image in folder.images {
-                state.mix(image.name, UInt64(image.stamp.size), UInt64(bitPattern: Int64(image.stamp.mtimeNanoseconds)))
-            }
             let base = relativePath.isEmpty ? state.realRoot : state.realRoot + "/" + relativePath
-            var entries = FolderEntries(subfolders: folder.subfolders.map { ($0, base + "/" + $0) }, images: folder.images)
-            entries.listedSidecars = folder.sidecars
-            return entries
+            return FolderEntries(listed: folder, base: base)
         }
     }
 
     /// One folder's albums and photos, as the file system or the index lists them.
-    struct FolderEntries {
+    struct FolderEntries: Sendable {
         /// Names, with the real path (a symlinked folder is visited once).
         var subfolders: [(name: String, real: String)] = []
         var images: [(name: String, stamp: FileStamp)] = []
@@ -82,9 +78,40 @@ public struct CatalogScanner: Sendable {
         /// From the index's listing: the stamps of the sidecars its rows were read with, by
         /// photo name (their file names are not kept).
         var listedSidecars: [String: FileStamp] = [:]
+        /// The folder's real path when listed from the file system (a symlinked folder is
+        /// visited once); nil from the index.
+        var real: String?
+        /// Every entry's name, kind, size and mtime: equal values mean the folder is unchanged.
+        var fingerprint: UInt64 = 0
+        /// The folder could not be listed (`RemovalGuard`).
+        var unreadable = false
+
+        init(subfolders: [(name: String, real: String)] = [], images: [(name: String, stamp: FileStamp)] = []) {
+            self.subfolders = subfolders
+            self.images = images
+        }
+
+        /// A folder of the index's listing, below the real path `base`.
+        init(listed folder: LibraryListing.Folder, base: String) {
+            subfolders = folder.subfolders.map { ($0, base + "/" + $0) }
+            images = folder.images
+            listedSidecars = folder.sidecars
+            var hash = FNV1a()
+            hash.add(UInt64(folder.images.count))
+            hash.add(UInt64(folder.subfolders.count))
+            for image in folder.images {
+                hash.add(image.name)
+                hash.add(UInt64(image.stamp.size))
+                hash.add(UInt64(bitPattern: Int64(image.stamp.mtimeNanoseconds)))
+            }
+            fingerprint = hash.value
+        }
     }
 
-    private func build(list: (String, String, inout ScanState) -> FolderEntries) -> Result {
+    /// Builds the catalog with `list(relativePath, absolutePath, state)` giving each folder's
+    /// entries: the file system (`scan`), the index (`build(from:)`), or the catalog store's
+    /// kept listings, where only changed folders are listed again.
+    func build(list: (String, String, inout ScanState) -> FolderEntries) -> Result {
         var state = ScanState()
         guard let realRoot = ImageFiles.realPath(root) else {
             return Result(catalog: .empty(siteTitle: siteTitle), fingerprint: 0, warnings: ["library root \(root) not found"],
@@ -113,10 +140,11 @@ public struct CatalogScanner: Sendable {
         var catalog = Catalog(siteTitle: title, rootID: rootID, albums: state.albums, items: state.items)
         catalog.showLocation = manifest?.showLocation ?? false
         return Result(catalog: catalog, fingerprint: state.fingerprint, warnings: state.warnings,
-                      unreadableFolders: state.unreadableFolders)
+                      unreadableFolders: state.unreadableFolders, manifest: manifest)
     }
 
-    private struct ScanState {
+    /// What a scan step carries from folder to folder.
+    struct ScanState {
         var realRoot = ""
         var root = LibraryRoot("")
         var albums: [String: CatalogAlbum] = [:]
@@ -128,7 +156,10 @@ public struct CatalogScanner: Sendable {
         var unreadableFolders = Set<String>()
         var warnings: [String] = []
         var hash = FNV1a()
-        var fingerprint: UInt64 { hash.value }
+        /// The manifest's stamp plus each folder's `folderFingerprint`: a sum, so that one
+        /// folder's change can be applied to it without walking the others.
+        var fingerprint: UInt64 { hash.value &+ folders }
+        var folders: UInt64 = 0
 
         /// `real` (a real path) relative to the real root: "" for the root, nil when outside it.
         func relativeToRoot(_ real: String) -> String? {
@@ -157,19 +188,27 @@ public struct CatalogScanner: Sendable {
 
     private enum EntryKind { case directory(String), image(FileStamp, symlinkTarget: String?), sidecar(FileStamp), other }
 
-    /// The entries of one folder on disk, sorted by name.
-    private func listFolder(relativePath: String, absolute: String, state: inout ScanState) -> FolderEntries {
+    /// A folder's share of the catalog's fingerprint.
+    static func folderFingerprint(_ relativePath: String, _ entries: FolderEntries) -> UInt64 {
+        var hash = FNV1a()
+        hash.add(relativePath)
+        hash.add(entries.fingerprint)
+        return hash.value
+    }
+
+    /// The entries of one folder on disk (not sorted).
+    func listFolder(relativePath: String, absolute: String, realRoot: String) -> FolderEntries {
         var entries = FolderEntries()
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: absolute) } catch {
-            state.unreadableFolders.insert(relativePath)
-            state.warnings.append("folder \(relativePath.isEmpty ? "(the library)" : relativePath) cannot be read")
+            entries.unreadable = true
             return entries
         }
-        if let real = ImageFiles.realPath(absolute) { state.visitedDirs.insert(real) }
+        entries.real = ImageFiles.realPath(absolute)
+        var hash = FNV1a()
         for name in names where !name.hasPrefix(".") && !(relativePath.isEmpty && name == Manifest.fileName) {
             guard !name.contains("/"), name.utf8.count <= 255 else { continue }
-            switch classify(absolute + "/" + name, state: &state, name: name) {
+            switch classify(absolute + "/" + name, realRoot: realRoot, hash: &hash, name: name) {
             case .directory(let real): entries.subfolders.append((name, real))
             case .image(let stamp, let target):
                 entries.images.append((name, stamp))
@@ -179,11 +218,12 @@ public struct CatalogScanner: Sendable {
             case .other: break
             }
         }
+        entries.fingerprint = hash.value
         return entries
     }
 
     /// The album's order: its own manifest entry, else the manifest's, else `defaultSort`.
-    private func order(of relativePath: String, manifest: Manifest?) -> AlbumSort {
+    func order(of relativePath: String, manifest: Manifest?) -> AlbumSort {
         if let own = manifest?.albums?[relativePath]?.sort.flatMap(AlbumSort.init(rawValue:)) { return own }
         if let site = manifest?.sort.flatMap(AlbumSort.init(rawValue:)) { return site }
         return defaultSort
@@ -207,6 +247,12 @@ public struct CatalogScanner: Sendable {
         let privateRoot = privacy?.rootID
         let absolute = relativePath.isEmpty ? state.realRoot : state.realRoot + "/" + relativePath
         let entries = list(relativePath, absolute, &state)
+        if entries.unreadable {
+            state.unreadableFolders.insert(relativePath)
+            state.warnings.append("folder \(relativePath.isEmpty ? "(the library)" : relativePath) cannot be read")
+        }
+        if let real = entries.real { state.visitedDirs.insert(real) }
+        state.folders &+= Self.folderFingerprint(relativePath, entries)
         let subfolders = CatalogNaming.sortedByName(entries.subfolders, name: \.name)
         var images = CatalogNaming.sortedByName(entries.images, name: \.name)
         if order(of: relativePath, manifest: manifest) == .date, let datesTaken {
@@ -277,7 +323,7 @@ public struct CatalogScanner: Sendable {
     }
 
     /// What an entry is, following a symlink only when its target lies inside the root.
-    private func classify(_ path: String, state: inout ScanState, name: String) -> EntryKind {
+    private func classify(_ path: String, realRoot: String, hash: inout FNV1a, name: String) -> EntryKind {
         var st = stat()
         guard lstat(path, &st) == 0 else { return .other }
         var mode = st.st_mode & S_IFMT
@@ -285,14 +331,16 @@ public struct CatalogScanner: Sendable {
         var symlinkTarget: String?
         if mode == S_IFLNK {
             guard let real = ImageFiles.realPath(path),
-                  real == state.realRoot || real.hasPrefix(state.realRoot + "/"),
+                  real == realRoot || real.hasPrefix(realRoot + "/"),
                   stat(path, &st) == 0 else { return .other }
             mode = st.st_mode & S_IFMT
             realDir = real
             symlinkTarget = real
         }
-        state.mix(name, UInt64(mode), UInt64(bitPattern: Int64(st.st_size)),
-                  UInt64(bitPattern: Int64(st.st_mtim.tv_sec)), UInt64(st.st_mtim.tv_nsec))
+        hash.add(name)
+        for v in [UInt64(mode), UInt64(bitPattern: Int64(st.st_size)), UInt64(bitPattern: Int64(st.st_mtim.tv_sec)), UInt64(st.st_mtim.tv_nsec)] {
+            hash.add(v)
+        }
         if mode == S_IFDIR {
             return .directory(ImageFiles.realPath(realDir) ?? realDir)
         }
@@ -348,7 +396,7 @@ public struct CatalogScanner: Sendable {
         return id
     }
 
-    private func nonEmpty(_ text: String?) -> String? {
+    func nonEmpty(_ text: String?) -> String? {
         guard let text else { return nil }
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         return trimmed.isEmpty ? nil : trimmed

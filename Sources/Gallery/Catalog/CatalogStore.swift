@@ -7,20 +7,39 @@ import Synchronization
 /// brought new dates for albums sorted by date). Requests never wait for a scan.
 ///
 /// With a library index, the first catalog comes from the index (no folder is read before
-/// the first page is served); the watcher then scans the folder, lets the indexer read what
-/// changed, and watches the folders with inotify, falling back to polling folder mtimes every
-/// `refreshInterval` seconds where inotify is not available.
+/// the first page is served). Then one process, the index's writer, watches: a full scan at
+/// start and every 10 minutes, and in between inotify's notices name the folders to list
+/// again (`FolderChanges.swift`); polling folder mtimes every `refreshInterval` seconds where
+/// inotify is not available. The other processes never scan: they follow the index's
+/// generation and read only the albums it changed (`IndexFollower.swift`), and one of them
+/// takes over when the writer is gone.
 public final class CatalogStore: Sendable {
-    private let scanner: CatalogScanner
-    private let state: Mutex<(catalog: Catalog, publicView: Catalog, fingerprint: UInt64)>
+    let scanner: CatalogScanner
+    let state: Mutex<(catalog: Catalog, publicView: Catalog, fingerprint: UInt64)>
+    /// What the snapshot was made from: the manifest (a per-folder patch needs it) and the
+    /// index generation it reflects (what a following process has read up to).
+    let basis: Mutex<(manifest: Manifest?, generation: Int)>
+    /// The last listing of each folder (relative path) the snapshot was built from, kept by
+    /// the watching process so that a change lists only the changed folders.
+    let listings = Mutex<[String: CatalogScanner.FolderEntries]>([:])
+    /// The stamp of `gallery.json` when a following process last built from it.
+    let followedManifest = Mutex<FileStamp?>(nil)
+    /// Folders whose change the removal guard holds back (`applyFolderChanges`).
+    let heldFolders = Mutex<Set<String>>([])
+    /// Folders listed from the file system so far (tests count them).
+    let foldersListed = Atomic<Int>(0)
     private let refreshInterval: Double
-    private let log: @Sendable (String) -> Void
+    let log: @Sendable (String) -> Void
     private let started = Atomic<Bool>(false)
     /// Held by the watcher thread around each step of work; closed by `stopWatching`.
     private let gate = WorkGate()
-    /// The index the first catalog came from (nil: scanned), and its writer in this process.
-    private let index: LibraryIndex?
-    private let indexer: LibraryIndexer?
+    /// The index the first catalog came from (nil: scanned), and its writer in this process
+    /// (nil while another process writes; made by `makeIndexer` when this one takes over).
+    let index: LibraryIndex?
+    private let indexerSlot: Mutex<LibraryIndexer?>
+    private let makeIndexer: (@Sendable (LibraryIndex) -> LibraryIndexer)?
+    /// This process's indexer, when it is the index's writer.
+    public var indexer: LibraryIndexer? { indexerSlot.withLock { $0 } }
     /// Folder fingerprint at the last check and when the last full scan ran (uptime seconds).
     private let lastCheck = Mutex<(directories: UInt64, fullScanAt: Double)>((0, 0))
     /// A full scan runs at least this often (seconds) even when no folder changed, to catch
@@ -28,6 +47,10 @@ public final class CatalogStore: Sendable {
     /// every folder, changes are noticed anyway, and the full scan is only a safety net.
     private let fullScanInterval: Double = 60
     private let fullScanIntervalWatched: Double = 600
+    /// A process that does not index reads the index's generation this often (seconds), and
+    /// tries to become the writer every `takeOverInterval` seconds.
+    private let followInterval: Double = 1
+    private let takeOverInterval: Double = 5
     /// Holds back scans that would drop much of the library at once (an empty mount).
     let removalGuard: RemovalGuard
     /// The file whose presence accepts what the guard holds back (nil without an index).
@@ -36,33 +59,49 @@ public final class CatalogStore: Sendable {
     private let suspect = Mutex<String?>(nil)
 
     /// Takes the catalog from `index` when it has one, else scans once now (so the first
-    /// request sees the library).
+    /// request sees the library). `makeIndexer` makes this process's indexer if it becomes
+    /// the index's writer later (the writer before it exited).
     public init(scanner: CatalogScanner, refreshInterval: Double = 3, index: LibraryIndex? = nil, indexer: LibraryIndexer? = nil,
+                makeIndexer: (@Sendable (LibraryIndex) -> LibraryIndexer)? = nil,
                 removalGuard: RemovalGuard = RemovalGuard(), log: @escaping @Sendable (String) -> Void) {
         self.scanner = scanner
+        self.indexerSlot = Mutex(indexer)
+        self.makeIndexer = makeIndexer
         self.removalGuard = removalGuard
         self.acceptFile = index.map { RemovalGuard.acceptFile(indexPath: $0.path) }
         self.refreshInterval = max(0.2, refreshInterval)
         self.log = log
         self.index = index
-        self.indexer = indexer
         let start = CatalogStore.now()
+        // Read before the listing: a pass that lands in between is read again, never missed.
+        let generation = index?.generation() ?? 0
         if let listing = index?.listing() {
             let fromIndex = scanner.build(from: listing)
             state = Mutex((fromIndex.catalog, fromIndex.catalog.publicView(), fromIndex.fingerprint))
+            basis = Mutex((fromIndex.manifest, generation))
             log("catalog: \(fromIndex.catalog.albums.count) albums, \(fromIndex.catalog.items.count) items from the index in "
-                + "\(Int((CatalogStore.now() - start) * 1000)) ms; scanning in the background")
+                + "\(Int((CatalogStore.now() - start) * 1000)) ms; "
+                + (indexer != nil ? "scanning in the background" : "following the index another process writes"))
         } else {
-            let first = scanner.scan()
+            var kept: [String: CatalogScanner.FolderEntries] = [:]
+            let first = scanner.build { relativePath, absolute, state in
+                let entries = scanner.listFolder(relativePath: relativePath, absolute: absolute, realRoot: state.realRoot)
+                if !entries.unreadable { kept[relativePath] = entries }
+                return entries
+            }
             for w in first.warnings { log("catalog: \(w)") }
             state = Mutex((first.catalog, first.catalog.publicView(), first.fingerprint))
+            basis = Mutex((first.manifest, generation))
+            listings.withLock { $0 = kept }
             // The polling watcher's baseline (the inotify one needs none; tests call
             // refreshIfFoldersChanged without starting a watcher).
             lastCheck.withLock { $0 = (scanner.directoryFingerprint(), start) }
         }
+        let manifestStamp = manifestFileStamp()
+        followedManifest.withLock { $0 = manifestStamp }
     }
 
-    private static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+    static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
     /// The watcher's step when polling: a full scan only when a folder's mtime moved or the
     /// full-scan interval has passed. Returns true when the catalog changed.
@@ -91,8 +130,17 @@ public final class CatalogStore: Sendable {
     /// even when no file changed (the index learned dates that reorder albums).
     @discardableResult
     public func refresh(force: Bool = false) -> Bool {
-        let result = scanner.scan()
-        if held(result) { return false }
+        var kept: [String: CatalogScanner.FolderEntries] = [:]
+        let result = scanner.build { relativePath, absolute, state in
+            let entries = scanner.listFolder(relativePath: relativePath, absolute: absolute, realRoot: state.realRoot)
+            foldersListed.add(1, ordering: .relaxed)
+            if !entries.unreadable { kept[relativePath] = entries }
+            return entries
+        }
+        if held(next: result.catalog, unreadable: result.unreadableFolders) { return false }
+        heldFolders.withLock { $0 = [] }
+        listings.withLock { $0 = kept }
+        basis.withLock { $0.manifest = result.manifest }
         let changed = state.withLock { current -> Bool in
             guard force || current.fingerprint != result.fingerprint else { return false }
             current = (result.catalog, result.catalog.publicView(), result.fingerprint)
@@ -107,10 +155,11 @@ public final class CatalogStore: Sendable {
         return changed
     }
 
-    /// Whether `result` is held back by the removal guard (logged when the reason changes). An
-    /// accept file (left by `gallery index --accept-removals`) lets it through once.
-    private func held(_ result: CatalogScanner.Result) -> Bool {
-        let problem = removalGuard.problem(current: catalog, next: result.catalog, unreadable: result.unreadableFolders)
+    /// Whether the catalog `next` (with the folders its scan could not read) is held back by
+    /// the removal guard (logged when the reason changes). An accept file (left by
+    /// `gallery index --accept-removals`) lets it through once.
+    func held(next: Catalog, unreadable: Set<String>) -> Bool {
+        let problem = removalGuard.problem(current: catalog, next: next, unreadable: unreadable)
         if problem != nil, let acceptFile, unlink(acceptFile) == 0 {
             log("catalog: removals accepted by the operator: \(problem!)")
             suspect.withLock { $0 = nil }
@@ -132,32 +181,36 @@ public final class CatalogStore: Sendable {
     /// Why scans are held back now, nil when they are applied (`/metrics`).
     public var heldBack: String? { suspect.withLock { $0 } }
 
-    /// Scans, then lets the indexer read what changed; when it did, scans again so albums
-    /// sorted by date take the new dates. Returns the indexing pass's summary (nil without an
-    /// indexer in this process).
+    /// Scans, then lets the indexer read what changed; albums sorted by date whose photos it
+    /// changed are put in order again from the kept listings. Returns the indexing pass's
+    /// summary (nil without an indexer in this process).
     @discardableResult
     public func refreshAndIndex(force: Bool = false) -> LibraryIndexer.Summary? {
         let changed = refresh(force: force)
         index?.flushPlaceholders()
         guard changed || force else { return nil }
-        return indexPass()
+        return indexPass(folders: nil)
     }
 
-    /// Lets the indexer read what the current catalog has and the index has not; when it
-    /// changed anything, scans again so albums sorted by date take the new dates.
+    /// Lets the indexer read what the current catalog has and the index has not (in
+    /// `folders` only, when given); when it changed anything, the albums sorted by date among
+    /// those it changed take the new dates (`resortByDate`), without a scan.
     @discardableResult
-    private func indexPass() -> LibraryIndexer.Summary? {
+    func indexPass(folders: Set<String>?) -> LibraryIndexer.Summary? {
         guard let indexer else { return nil }
-        let summary = indexer.refresh(catalog)
+        let summary = indexer.refresh(catalog, folders: folders)
         if summary.changed {
-            log("index: \(summary.read) read, \(summary.removed) removed, \(summary.failed) failed, \(summary.photos) photos in \(String(format: "%.1f", summary.seconds)) s")
-            refresh(force: true)
+            log("index: \(summary.read) read, \(summary.removed) removed, \(summary.failed) failed, \(summary.photos) photos in "
+                + "\(String(format: "%.3f", summary.seconds)) s, generation \(summary.generation ?? 0)")
+            if let generation = summary.generation { basis.withLock { $0.generation = generation } }
+            resortByDate(summary.albums)
         }
         return summary
     }
 
     /// Starts the background thread (once): a first scan and indexing pass at once, then
-    /// inotify (or polling) for changes.
+    /// inotify (or polling) for changes. In a process that is not the index's writer, the
+    /// thread follows the index instead, and takes over when the writer is gone.
     public func startWatching() {
         guard !started.exchange(true, ordering: .relaxed) else { return }
         Thread.detachNewThread { [self] in watchLoop() }
@@ -172,16 +225,48 @@ public final class CatalogStore: Sendable {
         return gate.close(timeout: timeout)
     }
 
+    /// Whether this process only follows the index another process writes.
+    var isFollower: Bool { index != nil && indexer == nil }
+
+    /// Becomes the index's writer when the lock is free (the writer exited or died: the
+    /// kernel released its `flock`); true when this process took over.
+    @discardableResult
+    public func tryTakeOver() -> Bool {
+        guard let index, let makeIndexer, isFollower, index.claimWriter() else { return false }
+        indexerSlot.withLock { $0 = makeIndexer(index) }
+        log("index: the indexing process is gone; this process (pid \(getpid())) watches and indexes now")
+        return true
+    }
+
     private func watchLoop() {
+        var lastTry = CatalogStore.now()
+        while isFollower {
+            Thread.sleep(forTimeInterval: followInterval)
+            let ran = gate.run {
+                followIndex()
+                if CatalogStore.now() - lastTry >= takeOverInterval {
+                    lastTry = CatalogStore.now()
+                    tryTakeOver()
+                }
+            }
+            guard ran else { return }
+        }
+        watchFolders()
+    }
+
+    /// The writer's loop (and every process's without an index).
+    private func watchFolders() {
         // The folders are watched before the first pass, so a change made while it runs (a
         // first indexing of a large library takes minutes) is queued and handled right after
         // it, instead of waiting for the next full scan; the folders that pass found are
         // watched once it is done.
         let watcher = DirectoryWatcher()
-        var watching = watcher.map { $0.watch(folders()) } ?? false
+        let root = ImageFiles.realPath(scanner.root) ?? scanner.root
+        var watching = watcher.map { $0.watch(folders(), root: root) != nil } ?? false
         let started = gate.run {
             refreshAndIndex(force: true)
-            if let watcher, watching { watching = watcher.watch(folders()) }
+            // Notices that came during the pass stay pending: the loop applies them next.
+            if let watcher, watching { watching = watcher.watch(folders(), root: root) != nil }
         }
         guard started else { return }
         if watcher == nil { log("catalog: inotify unavailable; polling folders every \(refreshInterval) s") }
@@ -190,16 +275,25 @@ public final class CatalogStore: Sendable {
         while true {
             if let watcher, watching {
                 // Wake every few seconds to write placeholders, even when nothing changes.
-                let changed = watcher.waitForChange(timeout: 5)
+                _ = watcher.waitForChange(timeout: 5)
                 let ran = gate.run {
                     let due = CatalogStore.now() - lastFull >= fullScanIntervalWatched
-                    if changed || due {
+                    switch watcher.takeChanges() {
+                    case _ where due, .everything:
                         refreshAndIndex(force: due)
                         if due { lastFull = CatalogStore.now() }
-                        watching = watcher.watch(folders())
-                        if !watching { log("catalog: inotify refused a watch (fs.inotify.max_user_watches?); polling folders") }
-                    } else {
+                    case .folders(let changed) where !changed.isEmpty:
+                        applyFolderChanges(changed)
+                    case .folders:
                         index?.flushPlaceholders()
+                    }
+                    // Folders new since the last step are watched now; what was written in
+                    // them before their watch began is found by listing them once more.
+                    if let added = watcher.watch(folders(), root: root) {
+                        if !added.isEmpty { applyFolderChanges(Set(added)) }
+                    } else {
+                        watching = false
+                        log("catalog: inotify refused a watch (fs.inotify.max_user_watches?); polling folders")
                     }
                 }
                 guard ran else { return }
@@ -207,7 +301,7 @@ public final class CatalogStore: Sendable {
                 Thread.sleep(forTimeInterval: refreshInterval)
                 let ran = gate.run {
                     if refreshIfFoldersChanged() {
-                        indexPass()
+                        indexPass(folders: nil)
                     } else {
                         index?.flushPlaceholders()
                     }
@@ -217,13 +311,8 @@ public final class CatalogStore: Sendable {
         }
     }
 
-    /// Real paths of the root and every album folder of the current catalog.
+    /// Relative paths of the root ("") and every album folder of the current catalog.
     private func folders() -> [String] {
-        guard let root = ImageFiles.realPath(scanner.root) else { return [] }
-        var out = [root]
-        for album in catalog.albums.values where !album.relativePath.isEmpty {
-            out.append(root + "/" + album.relativePath)
-        }
-        return out
+        catalog.albums.values.map(\.relativePath)
     }
 }

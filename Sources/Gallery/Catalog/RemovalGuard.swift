@@ -4,6 +4,8 @@
 /// A scan is *suspect* when, against the catalog served now:
 /// - the library root is unreadable, or empty while the catalog has photos;
 /// - a top-level folder that had at least `minimumPhotos` photos is unreadable, empty or gone;
+/// - any album that held at least `minimumPhotos` photos of its own holds none now (its folder
+///   emptied at once; judged the same whether a full scan or a per-folder change found it);
 /// - it would remove more than `maxShare` of the library's photos, and at least
 ///   `minimumPhotos` of them.
 ///
@@ -38,6 +40,13 @@ public struct RemovalGuard: Sendable {
             let now = nextTop[album.relativePath].map { next.totalItemCount(of: $0) } ?? 0
             if now == 0 { return "folder \(album.relativePath) holds no photos now (it had \(had)); an empty mount?" }
         }
+        for album in current.albums.values where album.itemIDs.count >= minimumPhotos {
+            guard next.albumID(at: album.relativePath).flatMap({ next.albums[$0] })?.itemIDs.isEmpty ?? true else { continue }
+            // Counted only for an album that is empty now: a scan of a large library judges
+            // a thousand albums, and only the emptied ones need their photos looked at.
+            let had = album.itemIDs.count(where: { current.items[$0]?.relativePath != nil })
+            if had >= minimumPhotos { return "album \(album.relativePath) holds no photos now (it had \(had)); an empty mount?" }
+        }
         let removed = before - min(before, after)
         if removed >= minimumPhotos && Double(removed) > maxShare * Double(before) {
             return "\(removed) of \(before) photos would go at once (more than \(Int(maxShare * 100)) %)"
@@ -51,11 +60,5 @@ public struct RemovalGuard: Sendable {
 
 extension Catalog {
     /// Photos that are library files (remote items are not the folder's to lose).
-    var fileItemCount: Int {
-        var count = 0
-        for album in albums.values {
-            for id in album.itemIDs where items[id]?.relativePath != nil { count += 1 }
-        }
-        return count
-    }
+    var fileItemCount: Int { items.fileCount }
 }

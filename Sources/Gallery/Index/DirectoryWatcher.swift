@@ -8,11 +8,32 @@ import Glibc
 /// within a fraction of a second and an idle library costs no scans. Used by one thread (the
 /// catalog store's). When inotify is missing or a watch is refused (the per-user watch limit,
 /// `fs.inotify.max_user_watches`), the caller falls back to polling folder mtimes.
+///
+/// It tells *which* folders changed (`takeChanges`): the catalog store lists only those again.
+/// A notice it cannot place (the kernel's queue overflowed, a watch it does not know) asks
+/// for a full scan.
 final class DirectoryWatcher {
     private let fd: Int32
-    /// Watched real paths by watch descriptor, and the reverse.
-    private var pathsByWatch: [Int32: String] = [:]
+    /// Watched folders (relative paths below the root) by watch descriptor: two paths reaching
+    /// one folder (a symlinked album) share its watch. And the descriptor by path.
+    private var pathsByWatch: [Int32: Set<String>] = [:]
     private var watchByPath: [String: Int32] = [:]
+    /// What the notices read so far say changed.
+    private var pending = Changes.folders([])
+
+    /// What changed since `takeChanges` was last asked.
+    enum Changes: Equatable {
+        /// These folders' entries (relative paths; "" is the root).
+        case folders(Set<String>)
+        /// Something that cannot be placed: scan everything.
+        case everything
+
+        mutating func add(_ folders: Set<String>) {
+            if case .folders(let known) = self { self = .folders(known.union(folders)) }
+        }
+
+        var isEmpty: Bool { self == .folders([]) }
+    }
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
 
     /// nil when inotify is not available.
@@ -34,19 +55,29 @@ final class DirectoryWatcher {
     private static let mask = UInt32(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB
                                      | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
 
-    /// Watches each of `folders` (absolute paths) not watched yet; false when the kernel refused
-    /// one (then changes there would go unnoticed, and the caller should poll instead).
-    func watch(_ folders: [String]) -> Bool {
+    /// Watches each of `folders` (relative paths below `root`, an absolute path) not watched
+    /// yet. Answers the folders newly watched (what was written in them before their watch
+    /// began went unnoticed: the caller lists them again), nil when the kernel refused one
+    /// (then changes there would go unnoticed, and the caller should poll instead).
+    func watch(_ folders: [String], root: String) -> [String]? {
+        var added: [String] = []
         for folder in folders where watchByPath[folder] == nil {
-            let wd = inotify_add_watch(fd, folder, Self.mask)
+            let wd = inotify_add_watch(fd, folder.isEmpty ? root : root + "/" + folder, Self.mask)
             if wd < 0 {
                 if errno == ENOENT || errno == ENOTDIR { continue }
-                return false
+                return nil
             }
-            pathsByWatch[wd] = folder
+            pathsByWatch[wd, default: []].insert(folder)
             watchByPath[folder] = wd
+            added.append(folder)
         }
-        return true
+        return added
+    }
+
+    /// The changes noticed since the last call, and forgets them.
+    func takeChanges() -> Changes {
+        defer { pending = .folders([]) }
+        return pending
     }
 
     /// Folders being watched.
@@ -73,10 +104,17 @@ final class DirectoryWatcher {
                 let wd = buffer.loadUnaligned(fromByteOffset: offset, as: Int32.self)
                 let mask = buffer.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self)
                 let length = Int(buffer.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
-                if mask & UInt32(IN_IGNORED) != 0, let path = pathsByWatch.removeValue(forKey: wd) {
-                    watchByPath.removeValue(forKey: path)
-                }
                 offset += 16 + length
+                if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                    pending = .everything
+                } else if mask & UInt32(IN_IGNORED) != 0 {
+                    // The folder went away (or was moved out): its parent's notice says so.
+                    for path in pathsByWatch.removeValue(forKey: wd) ?? [] { watchByPath.removeValue(forKey: path) }
+                } else if let paths = pathsByWatch[wd] {
+                    pending.add(paths)
+                } else {
+                    pending = .everything
+                }
             }
         }
         return any

@@ -194,6 +194,9 @@ public final class LibraryIndex: Sendable {
             try db.transaction { () throws(SQLiteError) in try addSearchTables(db) }
         }
         guard version >= 1, version <= schemaVersion else { throw IndexProblem(why: "schema \(version), this build uses \(schemaVersion)") }
+        if try !hasGenerations(db) {
+            try db.transaction { () throws(SQLiteError) in try addGenerations(db) }
+        }
         // Reads the root pages: a file damaged beyond its header fails here rather than later.
         _ = try db.scalar("SELECT count(*) FROM albums")
         return db
@@ -360,6 +363,17 @@ public final class LibraryIndex: Sendable {
         }
     }
 
+    /// Which of `candidates` hold at least one indexed photo.
+    func folders(among candidates: Set<String>) -> Set<String>? {
+        read { db throws(SQLiteError) -> Set<String> in
+            var out = Set<String>()
+            for folder in candidates where try db.scalar("SELECT EXISTS(SELECT 1 FROM photos WHERE album = ?)", [.text(folder)]) ?? 0 > 0 {
+                out.insert(folder)
+            }
+            return out
+        }
+    }
+
     /// Photos in the index.
     public func photoCount() -> Int {
         read { db throws(SQLiteError) in try db.scalar("SELECT count(*) FROM photos") ?? 0 } ?? 0
@@ -483,27 +497,10 @@ public final class LibraryIndex: Sendable {
         }
     }
 
-    /// Recomputes the albums table (counts, cover, date range) from the photos.
-    func updateAlbums() {
-        withWriter { db throws(SQLiteError) -> Void in
-            try db.transaction { () throws(SQLiteError) -> Void in
-                try db.execute("""
-                    DELETE FROM albums;
-                    INSERT INTO albums(path, photos, cover, first_taken, last_taken)
-                        SELECT album, count(*),
-                               (SELECT p2.path FROM photos p2 WHERE p2.album = p.album AND p2.failure IS NULL
-                                ORDER BY p2.date_taken IS NULL, p2.date_taken, p2.name LIMIT 1),
-                               min(date_taken), max(date_taken)
-                        FROM photos p WHERE failure IS NULL GROUP BY album;
-                    """)
-            }
-        }
-    }
-
     /// Runs `body` with the write connection, first rebuilding the file when a reader found
     /// it damaged. nil when the write failed.
     @discardableResult
-    private func withWriter<T>(_ body: (SQLiteConnection) throws(SQLiteError) -> T) -> T? {
+    func withWriter<T>(_ body: (SQLiteConnection) throws(SQLiteError) -> T) -> T? {
         writer.withLock { slot -> T? in
             guard var box = slot else { return nil }
             defer { slot = box }

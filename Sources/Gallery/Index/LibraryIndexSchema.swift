@@ -30,9 +30,11 @@ extension LibraryIndex {
             photos INTEGER NOT NULL,
             cover TEXT,
             first_taken TEXT,
-            last_taken TEXT
+            last_taken TEXT,
+            generation INTEGER NOT NULL DEFAULT 0
         ) WITHOUT ROWID;
         \(searchSchema)
+        \(generationSchema)
         """
 
     /// The columns schema 2 added (lens, exposure, GPS, the facts level), as in CREATE TABLE

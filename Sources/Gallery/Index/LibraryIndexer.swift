@@ -55,19 +55,28 @@ public final class LibraryIndexer: Sendable {
         /// Files that could not be read as images (kept as failed rows until they change).
         public var failed = 0
         public var seconds = 0.0
+        /// The albums (relative folder paths) whose rows changed: stamped with `generation`.
+        public var albums: Set<String> = []
+        /// The generation this pass wrote (nil when it changed nothing).
+        public var generation: Int?
         public var changed: Bool { read > 0 || removed > 0 }
     }
 
-    /// One pass over `catalog` (a scan of the folder). `onProgress(done, total)` runs after
-    /// each file read.
-    public func refresh(_ catalog: Catalog, onProgress: ((Int, Int) -> Void)? = nil) -> Summary {
+    /// One pass over `catalog` (a scan of the folder). With `folders` (relative paths), only
+    /// the albums at those paths are compared with their rows, and only their rows are
+    /// removed when the folder is gone: what a change in a few folders costs. `onProgress(done,
+    /// total)` runs after each file read.
+    public func refresh(_ catalog: Catalog, folders only: Set<String>? = nil, onProgress: ((Int, Int) -> Void)? = nil) -> Summary {
         let start = DispatchTime.now().uptimeNanoseconds
         var summary = Summary()
         index.flushPlaceholders()
         var pending: [(relativePath: String, absolutePath: String, sidecarPath: String?, root: String, stamp: FileStamp)] = []
         var removals: [LibraryIndex.Change] = []
         var folders = Set<String>()
-        for album in catalog.albums.values {
+        var touched = Set<String>()
+        let albums = only.map { paths in paths.compactMap { catalog.albumID(at: $0).flatMap { catalog.albums[$0] } } }
+            ?? Array(catalog.albums.values)
+        for album in albums {
             let files = album.itemIDs.compactMap { id -> (name: String, rel: String, abs: String, stamp: FileStamp, sidecar: SidecarFile?, root: String)? in
                 guard let item = catalog.items[id], case .file(let rel, let root) = item.source, let stamp = item.stamp else { return nil }
                 return (item.fileName, rel, root.path + "/" + rel, stamp, item.sidecar, root.path)
@@ -82,13 +91,21 @@ public final class LibraryIndexer: Sendable {
                     let folder = String(file.abs.dropLast(file.name.count))
                     let sidecarPath = file.sidecar.flatMap { $0.name.isEmpty ? nil : folder + $0.name }
                     pending.append((file.rel, file.abs, sidecarPath, file.root, file.stamp))
+                    touched.insert(album.relativePath)
                 }
             }
             for gone in known.keys {
                 removals.append(.remove(relativePath: album.relativePath.isEmpty ? gone : album.relativePath + "/" + gone))
+                touched.insert(album.relativePath)
             }
         }
-        for folder in index.folders() ?? [] where !folders.contains(folder) { removals.append(.removeFolder(folder)) }
+        // Folders gone (or emptied of photos): every indexed folder without such an album, or
+        // only those asked about.
+        let known = only.map { $0.intersection(index.folders(among: $0) ?? []) } ?? index.folders() ?? []
+        for folder in known where !folders.contains(folder) {
+            removals.append(.removeFolder(folder))
+            touched.insert(folder)
+        }
         if !removals.isEmpty, index.write(removals) { summary.removed = removals.count }
 
         progress.pending.store(pending.count, ordering: .relaxed)
@@ -158,7 +175,10 @@ public final class LibraryIndexer: Sendable {
             progress.pending.store(pending.count - done, ordering: .relaxed)
         }
         index.write(batch)
-        if summary.changed { index.updateAlbums() }
+        if summary.changed {
+            summary.albums = touched
+            summary.generation = index.updateAlbums(touched)
+        }
         summary.photos = index.photoCount()
         summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         progress.photos.store(summary.photos, ordering: .relaxed)

@@ -1,0 +1,117 @@
+import ImagePipeline
+
+/// What one batch of inotify notices costs the watching process: the folders named are
+/// listed again, and nothing else is read. When only photos changed in albums that stay
+/// (the usual case: a photo copied in, deleted, rewritten), their albums are patched into
+/// the snapshot (`CatalogScanner.patch`); when folders came or went, or the root changed (its
+/// manifest), the catalog is built again from the kept listings, listing from the file system
+/// only the folders not listed before. The indexer then compares the stamps of those albums
+/// only, and its pass stamps them with a new generation for the other processes.
+extension CatalogStore {
+    /// Applies changes in `changed` (relative folder paths); returns the indexing pass's
+    /// summary (nil when nothing changed, the change was held back, or this process does not
+    /// index).
+    @discardableResult
+    func applyFolderChanges(_ named: Set<String>) -> LibraryIndexer.Summary? {
+        // Folders of a change held back are judged again with every batch, so that the
+        // snapshot stays one (a change elsewhere waits too) and is applied once they are back.
+        let changed = named.union(heldFolders.withLock { $0 })
+        guard let realRoot = ImageFiles.realPath(scanner.root) else { return refreshAndIndex() }
+        let start = CatalogStore.now()
+        let (current, fingerprint) = versioned
+        let kept = listings.withLock { $0 }
+        let manifest = basis.withLock { $0.manifest }
+        var fresh: [String: CatalogScanner.FolderEntries] = [:]
+        var whole = changed.contains("")
+        for folder in changed.sorted() {
+            let entries = scanner.listFolder(relativePath: folder, absolute: realRoot + "/" + folder, realRoot: realRoot)
+            foldersListed.add(1, ordering: .relaxed)
+            guard let before = kept[folder] else {
+                whole = true
+                fresh[folder] = entries
+                continue
+            }
+            guard entries.fingerprint != before.fingerprint || entries.unreadable else { continue }
+            fresh[folder] = entries
+            if entries.unreadable || !entries.symlinkTargets.isEmpty || !before.symlinkTargets.isEmpty
+                || !Self.sameFolders(entries.subfolders, before.subfolders) {
+                whole = true
+            }
+        }
+        guard !fresh.isEmpty else {
+            // Back as they were listed: what was held back is over.
+            if heldBack != nil, !held(next: current, unreadable: []) { heldFolders.withLock { $0 = [] } }
+            return nil
+        }
+
+        var next: Catalog
+        var nextFingerprint: UInt64
+        var unreadable = Set<String>()
+        var listed = kept
+        var touched = Set(fresh.keys)
+        let patched = whole ? nil : scanner.patch(current, folders: fresh.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                                                  manifest: manifest)
+        if let patched {
+            next = patched
+            nextFingerprint = fingerprint
+            for (folder, entries) in fresh {
+                nextFingerprint = nextFingerprint &- CatalogScanner.folderFingerprint(folder, kept[folder]!)
+                    &+ CatalogScanner.folderFingerprint(folder, entries)
+                listed[folder] = entries
+            }
+        } else {
+            // Built whole from the kept listings: only folders not listed before (new ones,
+            // or ones whose listing failed) are read from the file system.
+            listed = [:]
+            let result = scanner.build { relativePath, absolute, state in
+                var entries: CatalogScanner.FolderEntries
+                if let known = fresh[relativePath] ?? kept[relativePath], !known.unreadable {
+                    entries = known
+                } else {
+                    entries = scanner.listFolder(relativePath: relativePath, absolute: absolute, realRoot: state.realRoot)
+                    foldersListed.add(1, ordering: .relaxed)
+                }
+                if !entries.unreadable { listed[relativePath] = entries }
+                return entries
+            }
+            next = result.catalog
+            nextFingerprint = result.fingerprint
+            unreadable = result.unreadableFolders
+            basis.withLock { $0.manifest = result.manifest }
+            // Albums that came or went are the indexer's business too.
+            let before = Set(current.albums.values.map(\.relativePath)), after = Set(next.albums.values.map(\.relativePath))
+            touched.formUnion(before.symmetricDifference(after))
+            for w in result.warnings { log("catalog: \(w)") }
+        }
+        if held(next: next, unreadable: unreadable) {
+            heldFolders.withLock { $0.formUnion(changed) }
+            return nil
+        }
+        heldFolders.withLock { $0 = [] }
+        listings.withLock { $0 = listed }
+        state.withLock { $0 = (next, next.publicView(), nextFingerprint) }
+        log("catalog: \(touched.count) folder(s) changed, \(patched == nil ? "rebuilt from the kept listings" : "patched") in "
+            + "\(Int((CatalogStore.now() - start) * 1000)) ms: \(next.albums.count) albums, \(next.items.count) items")
+        return indexPass(folders: touched)
+    }
+
+    /// Whether two listings have the same subfolders (names and real paths).
+    private static func sameFolders(_ a: [(name: String, real: String)], _ b: [(name: String, real: String)]) -> Bool {
+        a.count == b.count && Set(a.map { $0.name + "\u{0}" + $0.real }) == Set(b.map { $0.name + "\u{0}" + $0.real })
+    }
+
+    /// Puts the albums at `folders` that are sorted by date in order again, now that the
+    /// index knows their dates: patched from the kept listings, without reading a folder.
+    func resortByDate(_ folders: Set<String>) {
+        guard scanner.datesTaken != nil else { return }
+        let manifest = basis.withLock { $0.manifest }
+        let kept = listings.withLock { $0 }
+        let dated = folders.sorted().compactMap { folder -> (String, CatalogScanner.FolderEntries)? in
+            guard scanner.order(of: folder, manifest: manifest) == .date, let entries = kept[folder] else { return nil }
+            return (folder, entries)
+        }
+        // Only this thread replaces snapshots, so the one patched is still the current one.
+        guard !dated.isEmpty, let patched = scanner.patch(catalog, folders: dated, manifest: manifest) else { return }
+        state.withLock { $0 = (patched, patched.publicView(), $0.fingerprint &+ 1) }
+    }
+}
