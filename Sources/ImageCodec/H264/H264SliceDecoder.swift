@@ -31,23 +31,35 @@ final class H264SliceDecoder {
         static let zigzag4 = 0, zigzag8 = 16, identity = 80, count = 96
     }
 
-    // The slice being decoded.
-    var sliceIndex: Int32 = -1
-    var pps = H264PictureParameterSet()
-    var qp = 26
+    // The slice being decoded. One decoder, one thread, no overlapping accesses: these are
+    // plain values, so their dynamic exclusivity checks (a runtime call per access, 3 % of a
+    // 4K picture's instructions) are turned off.
+    @exclusivity(unchecked) var sliceIndex: Int32 = -1
+    @exclusivity(unchecked) var pps = H264PictureParameterSet()
+    @exclusivity(unchecked) var qp = 26
     /// For CABAC's mb_qp_delta context: whether the previous macroblock had a non-zero delta.
-    var previousQPDeltaNonZero = false
+    @exclusivity(unchecked) var previousQPDeltaNonZero = false
     /// Scaling lists the level scales were built from (rebuilt when a slice changes them).
     private var builtLists: [[UInt8]]?? = .none
 
     // The macroblock being decoded.
-    var mbAddr = 0, mbX = 0, mbY = 0
-    var availableA = false, availableB = false, availableC = false, availableD = false
-    var kind: UInt8 = 0
-    var transform8x8 = false
-    var intra16Mode = 0
-    var chromaMode = 0
-    var cbp = 0
+    @exclusivity(unchecked) var mbAddr = 0
+    @exclusivity(unchecked) var mbX = 0
+    @exclusivity(unchecked) var mbY = 0
+    @exclusivity(unchecked) var availableA = false
+    @exclusivity(unchecked) var availableB = false
+    @exclusivity(unchecked) var availableC = false
+    @exclusivity(unchecked) var availableD = false
+    @exclusivity(unchecked) var kind: UInt8 = 0
+    @exclusivity(unchecked) var transform8x8 = false
+    @exclusivity(unchecked) var intra16Mode = 0
+    @exclusivity(unchecked) var chromaMode = 0
+    @exclusivity(unchecked) var cbp = 0
+
+    /// The second thread filtering rows behind this decoder, when there is one.
+    var deblocker: H264DeblockingWorker?
+    /// Macroblocks 0..<decodedPrefix are reconstructed (slices may come in any order).
+    @exclusivity(unchecked) private var decodedPrefix = 0
 
     init(frame: H264Frame) {
         self.frame = frame
@@ -117,6 +129,7 @@ final class H264SliceDecoder {
             try parseMacroblockCAVLC(&r)
             guard !r.overrun else { throw ImageCodecError(.truncated, "H.264 slice data ends inside a macroblock") }
             reconstructMacroblock()
+            reportProgress()
             addr += 1
             if !r.moreRBSPData() { break }
         }
@@ -139,9 +152,22 @@ final class H264SliceDecoder {
             startMacroblock(addr)
             try parseMacroblockCABAC(&engine)
             reconstructMacroblock()
+            reportProgress()
             addr += 1
             if engine.decodeTerminate() == 1 { break }
         }
+    }
+
+    /// Tells the deblocking worker when another macroblock row is complete. Every macroblock
+    /// marked in `mbSlice` has been reconstructed when this runs (each is marked as it starts).
+    @inline(__always)
+    private func reportProgress() {
+        guard let deblocker else { return }
+        let w = frame.widthInMbs, before = decodedPrefix / w
+        var n = decodedPrefix
+        while n < frame.mbCount && frame.mbSlice[n] >= 0 { n &+= 1 }
+        decodedPrefix = n
+        if n / w > before { deblocker.decoded(rows: n / w, filters: frame.sliceFilters) }
     }
 
     /// Marks `addr` as the current macroblock of the current slice and finds its neighbours (6.4.9).
