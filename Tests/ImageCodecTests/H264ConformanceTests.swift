@@ -64,8 +64,8 @@ enum H264Fixtures {
         }
     }
 
-    /// The same planes with the deblocking filter on the decoding thread: the default limits
-    /// allow two threads, so `planesMatchFFmpeg` runs it on `H264DeblockingWorker`.
+    /// The same planes decoded on one thread: the default limits
+    /// allow two threads, so `planesMatchFFmpeg` reconstructs and filters on `H264ReconstructionWorker`.
     @Test(arguments: H264Fixtures.decodable)
     func singleThreadedPlanesMatchFFmpeg(_ entry: H264Fixtures.Entry) throws {
         var limits = DecodeLimits.default

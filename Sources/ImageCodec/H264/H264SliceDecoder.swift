@@ -6,8 +6,11 @@
 /// Scratch buffers are allocated once per picture; the macroblock loop allocates nothing.
 final class H264SliceDecoder {
     let frame: H264Frame
-    /// Coefficient levels of the macroblock being decoded (see the `Coeff` offsets).
-    let coeff: UnsafeMutablePointer<Int32>
+    /// Coefficient levels of the macroblock being decoded (see the `Coeff` offsets): this
+    /// decoder's own block, or a slot of the reconstruction worker's ring. Every block a
+    /// macroblock's parse writes is cleared again by its reconstruction.
+    @exclusivity(unchecked) var coeff: UnsafeMutablePointer<Int32>
+    private let ownCoeff: UnsafeMutablePointer<Int32>
     /// Edge samples of intra prediction (`H264IntraPrediction.edgeCount`).
     let edges: UnsafeMutablePointer<Int32>
     /// LevelScale4x4 for Y, Cb, Cr (intra lists 0-2): [list][qP % 6][raster 16].
@@ -56,15 +59,19 @@ final class H264SliceDecoder {
     @exclusivity(unchecked) var chromaMode = 0
     @exclusivity(unchecked) var cbp = 0
 
-    /// The second thread filtering rows behind this decoder, when there is one.
-    var deblocker: H264DeblockingWorker?
-    /// Macroblocks 0..<decodedPrefix are reconstructed (slices may come in any order).
-    @exclusivity(unchecked) private var decodedPrefix = 0
+    /// Cb and Cr QP offsets of the slice's PPS (chroma reconstruction).
+    @exclusivity(unchecked) var cbQPOffset = 0
+    @exclusivity(unchecked) var crQPOffset = 0
+
+    /// The second thread reconstructing and filtering behind this decoder, when there is one:
+    /// this decoder then only parses.
+    var worker: H264ReconstructionWorker?
 
     init(frame: H264Frame) {
         self.frame = frame
-        coeff = .allocate(capacity: Coeff.count)
-        coeff.initialize(repeating: 0, count: Coeff.count)
+        ownCoeff = .allocate(capacity: Coeff.count)
+        ownCoeff.initialize(repeating: 0, count: Coeff.count)
+        coeff = ownCoeff
         // The edges, then the levels (CAVLC) or coefficient positions (CABAC) of a block being parsed.
         edges = .allocate(capacity: H264IntraPrediction.edgeCount + 64)
         edges.initialize(repeating: 128, count: H264IntraPrediction.edgeCount + 64)
@@ -84,7 +91,7 @@ final class H264SliceDecoder {
     }
 
     deinit {
-        coeff.deallocate()
+        ownCoeff.deallocate()
         edges.deallocate()
         levelScale4.deallocate()
         levelScale8.deallocate()
@@ -107,7 +114,15 @@ final class H264SliceDecoder {
         frame.sliceFilters.append(H264SliceFilter(disable: header.disableDeblocking, alphaOffset: header.alphaOffset,
                                                   betaOffset: header.betaOffset, cbQPOffset: pps.chromaQPOffset,
                                                   crQPOffset: pps.secondChromaQPOffset))
-        buildLevelScales(pps.scalingLists(sps: frame.sps))
+        let lists = pps.scalingLists(sps: frame.sps)
+        cbQPOffset = pps.chromaQPOffset
+        crQPOffset = pps.secondChromaQPOffset
+        if let worker {
+            worker.addSlice(H264ReconstructionWorker.Slice(lists: lists, cbQPOffset: cbQPOffset, crQPOffset: crQPOffset,
+                                                           filter: frame.sliceFilters[Int(sliceIndex)]))
+        } else {
+            buildLevelScales(lists)
+        }
         qp = header.qp
         previousQPDeltaNonZero = false
         if pps.cabac {
@@ -128,8 +143,7 @@ final class H264SliceDecoder {
             startMacroblock(addr)
             try parseMacroblockCAVLC(&r)
             guard !r.overrun else { throw ImageCodecError(.truncated, "H.264 slice data ends inside a macroblock") }
-            reconstructMacroblock()
-            reportProgress()
+            finishMacroblock()
             addr += 1
             if !r.moreRBSPData() { break }
         }
@@ -151,28 +165,45 @@ final class H264SliceDecoder {
             }
             startMacroblock(addr)
             try parseMacroblockCABAC(&engine)
-            reconstructMacroblock()
-            reportProgress()
+            finishMacroblock()
             addr += 1
             if engine.decodeTerminate() == 1 { break }
         }
     }
 
-    /// Tells the deblocking worker when another macroblock row is complete. Every macroblock
-    /// marked in `mbSlice` has been reconstructed when this runs (each is marked as it starts).
+    /// Reconstructs the parsed macroblock here, or hands it to the worker with its
+    /// coefficients (already in the worker's slot).
     @inline(__always)
-    private func reportProgress() {
-        guard let deblocker else { return }
-        let w = frame.widthInMbs, before = decodedPrefix / w
-        var n = decodedPrefix
-        while n < frame.mbCount && frame.mbSlice[n] >= 0 { n &+= 1 }
-        decodedPrefix = n
-        if n / w > before { deblocker.decoded(rows: n / w, filters: frame.sliceFilters) }
+    private func finishMacroblock() {
+        guard let worker else { return reconstructMacroblock() }
+        worker.publish(H264ReconstructionWorker.Job(
+            addr: Int32(mbAddr), slice: sliceIndex, qp: Int8(qp), kind: kind, intra16Mode: UInt8(intra16Mode),
+            chromaMode: UInt8(chromaMode), cbp: UInt8(cbp), availability: (availableA ? 1 : 0) | (availableB ? 2 : 0)
+                | (availableC ? 4 : 0) | (availableD ? 8 : 0)))
+    }
+
+    /// Takes the fields of a macroblock the parsing decoder handed over (`H264ReconstructionWorker`).
+    @inline(__always)
+    func load(_ job: H264ReconstructionWorker.Job, coefficients: UnsafeMutablePointer<Int32>) {
+        mbAddr = Int(job.addr)
+        mbX = mbAddr % frame.widthInMbs
+        mbY = mbAddr / frame.widthInMbs
+        qp = Int(job.qp)
+        kind = job.kind
+        intra16Mode = Int(job.intra16Mode)
+        chromaMode = Int(job.chromaMode)
+        cbp = Int(job.cbp)
+        availableA = job.availability & 1 != 0
+        availableB = job.availability & 2 != 0
+        availableC = job.availability & 4 != 0
+        availableD = job.availability & 8 != 0
+        coeff = coefficients
     }
 
     /// Marks `addr` as the current macroblock of the current slice and finds its neighbours (6.4.9).
     @inline(__always)
     private func startMacroblock(_ addr: Int) {
+        if let worker { coeff = worker.slotForParsing() }
         let w = frame.widthInMbs
         mbAddr = addr
         mbX = addr % w
@@ -259,7 +290,7 @@ final class H264SliceDecoder {
     }
 
     /// LevelScale4x4 and LevelScale8x8 (8.5.9) of the intra lists, rebuilt only when they change.
-    private func buildLevelScales(_ lists: [[UInt8]]?) {
+    func buildLevelScales(_ lists: [[UInt8]]?) {
         if case .some(let built) = builtLists, built == lists { return }
         builtLists = .some(lists)
         for list in 0..<3 {
