@@ -93,8 +93,10 @@ enum VideoPosterRows {
         let chromaWidth = mono ? 0 : picture.planes[1].width
         let converter = HEIFColourConverter(chroma: mono ? .monochrome : .yuv444, bitDepthLuma: picture.bitDepthLuma,
                                             bitDepthChroma: picture.bitDepthChroma, nclx: codePoints, signal: picture.videoSignal)
-        // Sums then means of one output row: Y, Cb, Cr runs of outW each.
-        var sums = [UInt32](repeating: 0, count: outW * planes)
+        // Sums then means of one output row: Y, Cb, Cr runs of outW each; after the sums, the
+        // Cb and Cr block sums of one chroma row (a 4:2:0 chroma row serves two luma rows,
+        // mostly of the same output row, so it is summed once).
+        var sums = [UInt32](repeating: 0, count: outW * planes + (mono ? 0 : 2 * outW))
         var means = [UInt16](repeating: 0, count: outW * planes)
         let empty: [UInt16] = []
         let yPlane = picture.planes[0].samples
@@ -107,27 +109,41 @@ enum VideoPosterRows {
                         means.withUnsafeMutableBufferPointer { meanBuf in
                             output.pixels.withUnsafeMutableBufferPointer { outBuf in
                                 let sp = sumBuf.baseAddress!, mp = meanBuf.baseAddress!, op = outBuf.baseAddress!
+                                let cp = sp + outW &* planes
                                 let yp = yb.baseAddress!
+                                var chromaRowOfSums = -1
                                 for y in 0..<h {
                                     let yRow = yp + y &* w
+                                    var x = 0
                                     for bx in 0..<outW {
-                                        let x0 = bx &* f, x1 = min(w, x0 &+ f)
+                                        let x1 = min(w, x &+ f)
                                         var s: UInt32 = 0
-                                        for x in x0..<x1 { s &+= UInt32(yRow[x]) }
+                                        while x < x1 { s &+= UInt32(yRow[x]); x &+= 1 }
                                         sp[bx] &+= s
                                     }
                                     if !mono {
-                                        let cRow = (y >> shiftY) &* chromaWidth
-                                        let cbRow = cbb.baseAddress! + cRow, crRow = crb.baseAddress! + cRow
-                                        for bx in 0..<outW {
-                                            let x0 = bx &* f, x1 = min(w, x0 &+ f)
-                                            var u: UInt32 = 0, v: UInt32 = 0
-                                            for x in x0..<x1 {
-                                                u &+= UInt32(cbRow[x >> shiftX])
-                                                v &+= UInt32(crRow[x >> shiftX])
+                                        let cy = y >> shiftY
+                                        let rowSums = cp + outW
+                                        if cy != chromaRowOfSums {
+                                            chromaRowOfSums = cy
+                                            let cbRow = cbb.baseAddress! + cy &* chromaWidth, crRow = crb.baseAddress! + cy &* chromaWidth
+                                            var x = 0
+                                            for bx in 0..<outW {
+                                                let x1 = min(w, x &+ f)
+                                                var u: UInt32 = 0, v: UInt32 = 0
+                                                while x < x1 {
+                                                    u &+= UInt32(cbRow[x >> shiftX])
+                                                    v &+= UInt32(crRow[x >> shiftX])
+                                                    x &+= 1
+                                                }
+                                                cp[bx] = u
+                                                rowSums[bx] = v
                                             }
-                                            sp[outW &+ bx] &+= u
-                                            sp[2 &* outW &+ bx] &+= v
+                                        }
+                                        let cbSums = sp + outW, crSums = sp + 2 &* outW
+                                        for bx in 0..<outW {
+                                            cbSums[bx] &+= cp[bx]
+                                            crSums[bx] &+= rowSums[bx]
                                         }
                                     }
                                     guard (y + 1) % f == 0 || y == h - 1 else { continue }
