@@ -64,6 +64,20 @@ enum H264Fixtures {
         }
     }
 
+    /// The same planes decoded on one thread: the default limits
+    /// allow two threads, so `planesMatchFFmpeg` reconstructs and filters on `H264ReconstructionWorker`.
+    @Test(arguments: H264Fixtures.decodable)
+    func singleThreadedPlanesMatchFFmpeg(_ entry: H264Fixtures.Entry) throws {
+        var limits = DecodeLimits.default
+        limits.maxThreads = 1
+        let picture = try H264Decoder.decodeAnnexB(try H264Fixtures.bytes(entry.file), limits: limits)
+        let expected = entry.planes ?? []
+        #expect(picture.planes.count == expected.count)
+        for (i, plane) in picture.planes.enumerated() where i < expected.count {
+            #expect(WebPFixtures.md5(H264Fixtures.planeBytes(plane)) == expected[i], "plane \(i) of \(entry.file)")
+        }
+    }
+
     /// Prediction and residual alone, so that a deblocking difference cannot hide another.
     @Test(arguments: H264Fixtures.decodable)
     func unfilteredPlanesMatchFFmpeg(_ entry: H264Fixtures.Entry) throws {

@@ -17,19 +17,32 @@ enum H264Deblocking {
         1, 2, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 6, 6, 7, 8, 9, 10, 11, 13, 14, 16, 18, 20, 23, 25,
     ]
 
+    /// Filters the whole picture.
     static func apply(_ f: H264Frame) {
-        // The tables as one local buffer: alpha, beta, tC0 (52 each), then QPc (52).
-        let t = UnsafeMutablePointer<Int32>.allocate(capacity: 4 * 52)
+        let t = makeTables()
         defer { t.deallocate() }
+        filter(f, rows: 0..<f.heightInMbs, filters: f.sliceFilters, tables: t)
+    }
+
+    /// The tables as one local buffer: alpha, beta, tC0 (52 each), then QPc (52). The caller
+    /// deallocates it.
+    static func makeTables() -> UnsafeMutablePointer<Int32> {
+        let t = UnsafeMutablePointer<Int32>.allocate(capacity: 4 * 52)
         for i in 0..<52 {
             t[i] = alpha[i]
             t[52 + i] = beta[i]
             t[104 + i] = tc0[i]
             t[156 + i] = Int32(H264Tables.chromaQP[i])
         }
-        let filters = f.sliceFilters
+        return t
+    }
+
+    /// Filters the macroblocks of macroblock rows `rows`, in raster order. Filtering row k
+    /// writes samples of rows k - 1 and k only, so it may run while rows after k + 1 are
+    /// being decoded (`H264DeblockingWorker`); `filters` must hold every slice of those rows.
+    static func filter(_ f: H264Frame, rows: Range<Int>, filters: [H264SliceFilter], tables t: UnsafeMutablePointer<Int32>) {
         let w = f.widthInMbs
-        for addr in 0..<f.mbCount {
+        for addr in rows.lowerBound * w..<rows.upperBound * w {
             let slice = Int(f.mbSlice[addr])
             guard slice >= 0 else { continue }
             let filter = filters[slice]
@@ -45,12 +58,16 @@ enum H264Deblocking {
             let luma = f.luma + mbY * 16 * ls + mbX * 16
             let a = filter.alphaOffset, b = filter.betaOffset
             if left { edge(luma, across: 1, along: ls, count: 16, strong: true, qp: (qp + qpLeft + 1) >> 1, a, b, chroma: false, t) }
-            for x in stride(from: step, to: 16, by: step) {
+            var x = step
+            while x < 16 {
                 edge(luma + x, across: 1, along: ls, count: 16, strong: false, qp: qp, a, b, chroma: false, t)
+                x &+= step
             }
             if top { edge(luma, across: ls, along: 1, count: 16, strong: true, qp: (qp + qpTop + 1) >> 1, a, b, chroma: false, t) }
-            for y in stride(from: step, to: 16, by: step) {
-                edge(luma + y * ls, across: ls, along: 1, count: 16, strong: false, qp: qp, a, b, chroma: false, t)
+            var y = step
+            while y < 16 {
+                edge(luma + y &* ls, across: ls, along: 1, count: 16, strong: false, qp: qp, a, b, chroma: false, t)
+                y &+= step
             }
             guard f.hasChroma else { continue }
             let cs = f.chromaStride

@@ -39,12 +39,25 @@ public enum H264Decoder {
 
     /// Decodes the slices of the first picture among `units`: parameter sets are collected until
     /// its first slice, which must be intra; the picture ends at the next picture's first slice
-    /// or access unit delimiter.
+    /// or access unit delimiter. With `limits.maxThreads` of 2 or more, reconstruction and the
+    /// deblocking filter run on a second thread behind the parsing one
+    /// (`H264ReconstructionWorker`), with the same result; a failed decode stops that thread
+    /// before the error is thrown.
     static func decodeFirstPicture(_ units: [ArraySlice<UInt8>], limits: DecodeLimits,
                                    deblock: Bool = true) throws -> HEVCPicture {
+        var decoder: H264SliceDecoder?
+        do {
+            return try decodeSlices(units, limits: limits, deblock: deblock, decoder: &decoder)
+        } catch {
+            decoder?.worker?.cancel()
+            throw error
+        }
+    }
+
+    private static func decodeSlices(_ units: [ArraySlice<UInt8>], limits: DecodeLimits, deblock: Bool,
+                                     decoder: inout H264SliceDecoder?) throws -> HEVCPicture {
         var spss: [Int: H264SequenceParameterSet] = [:]
         var ppss: [Int: H264PictureParameterSet] = [:]
-        var decoder: H264SliceDecoder?
         for bytes in units {
             let unit = try H264NALUnit(bytes)
             switch unit.type {
@@ -76,7 +89,10 @@ public enum H264Decoder {
                 }
                 try sps.checkSupported()
                 try header.parseIntraRest(&r, nal: unit, sps: sps, pps: pps)
-                if decoder == nil { decoder = try makeDecoder(sps: sps, limits: limits) }
+                if decoder == nil {
+                    decoder = try makeDecoder(sps: sps, limits: limits)
+                    if deblock && limits.maxThreads >= 2 { decoder!.worker = H264ReconstructionWorker.start(frame: decoder!.frame) }
+                }
                 try decoder!.decodeSlice(header, pps: pps, reader: r, rbsp: storage)
             default:
                 continue
@@ -92,6 +108,7 @@ public enum H264Decoder {
         var estimate = DecodeMemoryEstimate("H.264 \(sps.width)x\(sps.height)")
         estimate.add("picture buffers", bytes: H264Frame.bufferBytes(sps))
         estimate.add("output planes", bytes: H264Frame.outputBytes(sps))
+        if limits.maxThreads >= 2 { estimate.add("reconstruction ring", bytes: H264ReconstructionWorker.ringBytes(widthInMbs: sps.widthInMbs)) }
         try limits.check(estimate)
         return H264SliceDecoder(frame: H264Frame(sps: sps))
     }
@@ -102,7 +119,11 @@ public enum H264Decoder {
         for i in 0..<frame.mbCount where frame.mbSlice[i] < 0 {
             throw ImageCodecError(.truncated, "H.264 picture is missing macroblocks from \(i) on")
         }
-        if deblock { H264Deblocking.apply(frame) }
+        if let worker = decoder.worker {
+            worker.finish()
+        } else if deblock {
+            H264Deblocking.apply(frame)
+        }
         let sps = frame.sps
         return HEVCPicture(width: sps.croppedWidth, height: sps.croppedHeight, chromaFormat: sps.chromaFormat,
                            bitDepthLuma: 8, bitDepthChroma: 8, planes: frame.croppedPlanes(), videoSignal: sps.videoSignal)

@@ -29,7 +29,7 @@ final class H264Frame {
     let counts: UnsafeMutablePointer<UInt8>
 
     /// Per slice: deblocking idc, alpha and beta offsets, Cb and Cr QP offsets.
-    var sliceFilters: [H264SliceFilter] = []
+    @exclusivity(unchecked) var sliceFilters: [H264SliceFilter] = []
 
     init(sps: H264SequenceParameterSet) {
         self.sps = sps

@@ -16,17 +16,6 @@ struct H264NALUnit {
         guard b0 & 0x80 == 0 else { throw ImageCodecError(.corrupt, "H.264 NAL forbidden_zero_bit set") }
         type = Int(b0 & 0x1F)
         refIdc = Int(b0 >> 5) & 3
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count)
-        var zeros = 0
-        for b in bytes.dropFirst() {
-            if zeros >= 2 && b == 3 {
-                zeros = 0
-                continue
-            }
-            out.append(b)
-            zeros = b == 0 ? zeros + 1 : 0
-        }
-        rbsp = out
+        rbsp = HEVCNALSplitter.unescaped(bytes, headerBytes: 1)
     }
 }

@@ -81,12 +81,11 @@ extension H264SliceDecoder {
     /// Both chroma planes: prediction, then DC (2x2 Hadamard) and AC residual (8.5.11).
     private func reconstructChroma(_ counts: UnsafeMutablePointer<UInt8>) {
         let cs = frame.chromaStride
-        let filter = frame.sliceFilters[Int(sliceIndex)]
         for c in 0..<2 {
             let plane = (c == 0 ? frame.cb : frame.cr) + (mbY &* 8 &* cs &+ mbX &* 8)
             H264IntraPrediction.predictChroma(mode: chromaMode, p: plane, stride: cs, hasTop: availableB, hasLeft: availableA)
             guard cbp >> 4 != 0 else { continue }
-            let offset = c == 0 ? filter.cbQPOffset : filter.crQPOffset
+            let offset = c == 0 ? cbQPOffset : crQPOffset
             let qpc = H264Tables.chromaQP[max(0, min(51, qp + offset))]
             let scale = levelScale4 + ((1 &+ c) &* 6 &+ qpc % 6) &* 16
             let q6 = Int32(qpc / 6)

@@ -6,8 +6,11 @@
 /// Scratch buffers are allocated once per picture; the macroblock loop allocates nothing.
 final class H264SliceDecoder {
     let frame: H264Frame
-    /// Coefficient levels of the macroblock being decoded (see the `Coeff` offsets).
-    let coeff: UnsafeMutablePointer<Int32>
+    /// Coefficient levels of the macroblock being decoded (see the `Coeff` offsets): this
+    /// decoder's own block, or a slot of the reconstruction worker's ring. Every block a
+    /// macroblock's parse writes is cleared again by its reconstruction.
+    @exclusivity(unchecked) var coeff: UnsafeMutablePointer<Int32>
+    private let ownCoeff: UnsafeMutablePointer<Int32>
     /// Edge samples of intra prediction (`H264IntraPrediction.edgeCount`).
     let edges: UnsafeMutablePointer<Int32>
     /// LevelScale4x4 for Y, Cb, Cr (intra lists 0-2): [list][qP % 6][raster 16].
@@ -31,28 +34,44 @@ final class H264SliceDecoder {
         static let zigzag4 = 0, zigzag8 = 16, identity = 80, count = 96
     }
 
-    // The slice being decoded.
-    var sliceIndex: Int32 = -1
-    var pps = H264PictureParameterSet()
-    var qp = 26
+    // The slice being decoded. One decoder, one thread, no overlapping accesses: these are
+    // plain values, so their dynamic exclusivity checks (a runtime call per access, 3 % of a
+    // 4K picture's instructions) are turned off.
+    @exclusivity(unchecked) var sliceIndex: Int32 = -1
+    @exclusivity(unchecked) var pps = H264PictureParameterSet()
+    @exclusivity(unchecked) var qp = 26
     /// For CABAC's mb_qp_delta context: whether the previous macroblock had a non-zero delta.
-    var previousQPDeltaNonZero = false
+    @exclusivity(unchecked) var previousQPDeltaNonZero = false
     /// Scaling lists the level scales were built from (rebuilt when a slice changes them).
     private var builtLists: [[UInt8]]?? = .none
 
     // The macroblock being decoded.
-    var mbAddr = 0, mbX = 0, mbY = 0
-    var availableA = false, availableB = false, availableC = false, availableD = false
-    var kind: UInt8 = 0
-    var transform8x8 = false
-    var intra16Mode = 0
-    var chromaMode = 0
-    var cbp = 0
+    @exclusivity(unchecked) var mbAddr = 0
+    @exclusivity(unchecked) var mbX = 0
+    @exclusivity(unchecked) var mbY = 0
+    @exclusivity(unchecked) var availableA = false
+    @exclusivity(unchecked) var availableB = false
+    @exclusivity(unchecked) var availableC = false
+    @exclusivity(unchecked) var availableD = false
+    @exclusivity(unchecked) var kind: UInt8 = 0
+    @exclusivity(unchecked) var transform8x8 = false
+    @exclusivity(unchecked) var intra16Mode = 0
+    @exclusivity(unchecked) var chromaMode = 0
+    @exclusivity(unchecked) var cbp = 0
+
+    /// Cb and Cr QP offsets of the slice's PPS (chroma reconstruction).
+    @exclusivity(unchecked) var cbQPOffset = 0
+    @exclusivity(unchecked) var crQPOffset = 0
+
+    /// The second thread reconstructing and filtering behind this decoder, when there is one:
+    /// this decoder then only parses.
+    var worker: H264ReconstructionWorker?
 
     init(frame: H264Frame) {
         self.frame = frame
-        coeff = .allocate(capacity: Coeff.count)
-        coeff.initialize(repeating: 0, count: Coeff.count)
+        ownCoeff = .allocate(capacity: Coeff.count)
+        ownCoeff.initialize(repeating: 0, count: Coeff.count)
+        coeff = ownCoeff
         // The edges, then the levels (CAVLC) or coefficient positions (CABAC) of a block being parsed.
         edges = .allocate(capacity: H264IntraPrediction.edgeCount + 64)
         edges.initialize(repeating: 128, count: H264IntraPrediction.edgeCount + 64)
@@ -72,7 +91,7 @@ final class H264SliceDecoder {
     }
 
     deinit {
-        coeff.deallocate()
+        ownCoeff.deallocate()
         edges.deallocate()
         levelScale4.deallocate()
         levelScale8.deallocate()
@@ -95,7 +114,15 @@ final class H264SliceDecoder {
         frame.sliceFilters.append(H264SliceFilter(disable: header.disableDeblocking, alphaOffset: header.alphaOffset,
                                                   betaOffset: header.betaOffset, cbQPOffset: pps.chromaQPOffset,
                                                   crQPOffset: pps.secondChromaQPOffset))
-        buildLevelScales(pps.scalingLists(sps: frame.sps))
+        let lists = pps.scalingLists(sps: frame.sps)
+        cbQPOffset = pps.chromaQPOffset
+        crQPOffset = pps.secondChromaQPOffset
+        if let worker {
+            worker.addSlice(H264ReconstructionWorker.Slice(lists: lists, cbQPOffset: cbQPOffset, crQPOffset: crQPOffset,
+                                                           filter: frame.sliceFilters[Int(sliceIndex)]))
+        } else {
+            buildLevelScales(lists)
+        }
         qp = header.qp
         previousQPDeltaNonZero = false
         if pps.cabac {
@@ -116,7 +143,7 @@ final class H264SliceDecoder {
             startMacroblock(addr)
             try parseMacroblockCAVLC(&r)
             guard !r.overrun else { throw ImageCodecError(.truncated, "H.264 slice data ends inside a macroblock") }
-            reconstructMacroblock()
+            finishMacroblock()
             addr += 1
             if !r.moreRBSPData() { break }
         }
@@ -138,15 +165,45 @@ final class H264SliceDecoder {
             }
             startMacroblock(addr)
             try parseMacroblockCABAC(&engine)
-            reconstructMacroblock()
+            finishMacroblock()
             addr += 1
             if engine.decodeTerminate() == 1 { break }
         }
     }
 
+    /// Reconstructs the parsed macroblock here, or hands it to the worker with its
+    /// coefficients (already in the worker's slot).
+    @inline(__always)
+    private func finishMacroblock() {
+        guard let worker else { return reconstructMacroblock() }
+        worker.publish(H264ReconstructionWorker.Job(
+            addr: Int32(mbAddr), slice: sliceIndex, qp: Int8(qp), kind: kind, intra16Mode: UInt8(intra16Mode),
+            chromaMode: UInt8(chromaMode), cbp: UInt8(cbp), availability: (availableA ? 1 : 0) | (availableB ? 2 : 0)
+                | (availableC ? 4 : 0) | (availableD ? 8 : 0)))
+    }
+
+    /// Takes the fields of a macroblock the parsing decoder handed over (`H264ReconstructionWorker`).
+    @inline(__always)
+    func load(_ job: H264ReconstructionWorker.Job, coefficients: UnsafeMutablePointer<Int32>) {
+        mbAddr = Int(job.addr)
+        mbX = mbAddr % frame.widthInMbs
+        mbY = mbAddr / frame.widthInMbs
+        qp = Int(job.qp)
+        kind = job.kind
+        intra16Mode = Int(job.intra16Mode)
+        chromaMode = Int(job.chromaMode)
+        cbp = Int(job.cbp)
+        availableA = job.availability & 1 != 0
+        availableB = job.availability & 2 != 0
+        availableC = job.availability & 4 != 0
+        availableD = job.availability & 8 != 0
+        coeff = coefficients
+    }
+
     /// Marks `addr` as the current macroblock of the current slice and finds its neighbours (6.4.9).
     @inline(__always)
     private func startMacroblock(_ addr: Int) {
+        if let worker { coeff = worker.slotForParsing() }
         let w = frame.widthInMbs
         mbAddr = addr
         mbX = addr % w
@@ -233,7 +290,7 @@ final class H264SliceDecoder {
     }
 
     /// LevelScale4x4 and LevelScale8x8 (8.5.9) of the intra lists, rebuilt only when they change.
-    private func buildLevelScales(_ lists: [[UInt8]]?) {
+    func buildLevelScales(_ lists: [[UInt8]]?) {
         if case .some(let built) = builtLists, built == lists { return }
         builtLists = .some(lists)
         for list in 0..<3 {

@@ -161,16 +161,30 @@ final class HEVCFrame {
         fillZOrder(blockRows: max(0, newRows)..<min(heightIn4, (line >> 2) + rows))
     }
 
+    /// The z-scan order of every 4×4 block in `blockRows`: the CTB's tile-scan address, then
+    /// the block's Morton code inside its CTB (x bits on even positions, y bits on odd ones),
+    /// read from per-coordinate tables built once per call rather than bit by bit per block.
     private func fillZOrder(blockRows: Range<Int>) {
         let log2Ctb4 = sps.log2CtbSize - 2
-        for y4 in blockRows {
-            for x4 in 0..<widthIn4 {
-                let ctb = (y4 >> log2Ctb4) * layout.widthInCtbs + (x4 >> log2Ctb4)
-                var morton = 0
-                for bit in 0..<log2Ctb4 {
-                    morton |= ((x4 >> bit) & 1) << (2 * bit) | ((y4 >> bit) & 1) << (2 * bit + 1)
+        let mask = (1 << log2Ctb4) - 1
+        func spread(_ v: Int) -> Int {
+            var m = 0
+            for bit in 0..<log2Ctb4 { m |= ((v >> bit) & 1) << (2 * bit) }
+            return m
+        }
+        let xBits = (0...mask).map { Int32(spread($0)) }
+        let ctbs = layout.widthInCtbs
+        xBits.withUnsafeBufferPointer { xb in
+            layout.rsToTs.withUnsafeBufferPointer { ts in
+                for y4 in blockRows {
+                    let yBits = Int32(spread(y4 & mask) << 1)
+                    let ctbRow = (y4 >> log2Ctb4) * ctbs
+                    let out = zOrder + blockIndex(x4: 0, y4: y4)
+                    for x4 in 0..<widthIn4 {
+                        let ctb = Int32(truncatingIfNeeded: ts[ctbRow &+ (x4 >> log2Ctb4)] << (2 * log2Ctb4))
+                        out[x4] = ctb | xb[x4 & mask] | yBits
+                    }
                 }
-                zOrder[blockIndex(x4: x4, y4: y4)] = Int32(layout.rsToTs[ctb] << (2 * log2Ctb4) | morton)
             }
         }
     }
