@@ -181,8 +181,8 @@ public final class CatalogStore: Sendable {
     /// Why scans are held back now, nil when they are applied (`/metrics`).
     public var heldBack: String? { suspect.withLock { $0 } }
 
-    /// Scans, then lets the indexer read what changed; albums sorted by date whose photos it
-    /// changed are put in order again from the kept listings. Returns the indexing pass's
+    /// Scans, then lets the indexer read what changed; albums whose order or pairing depends
+    /// on what it learned are made again from the kept listings. Returns the indexing pass's
     /// summary (nil without an indexer in this process).
     @discardableResult
     public func refreshAndIndex(force: Bool = false) -> LibraryIndexer.Summary? {
@@ -193,8 +193,9 @@ public final class CatalogStore: Sendable {
     }
 
     /// Lets the indexer read what the current catalog has and the index has not (in
-    /// `folders` only, when given); when it changed anything, the albums sorted by date among
-    /// those it changed take the new dates (`resortByDate`), without a scan.
+    /// `folders` only, when given); when it changed anything, the albums among those it
+    /// changed that sort by date or pair by content identifier are made again
+    /// (`reorderByIndex`), without a scan.
     @discardableResult
     func indexPass(folders: Set<String>?) -> LibraryIndexer.Summary? {
         guard let indexer else { return nil }
@@ -203,7 +204,7 @@ public final class CatalogStore: Sendable {
             log("index: \(summary.read) read, \(summary.removed) removed, \(summary.failed) failed, \(summary.photos) photos in "
                 + "\(String(format: "%.3f", summary.seconds)) s, generation \(summary.generation ?? 0)")
             if let generation = summary.generation { basis.withLock { $0.generation = generation } }
-            resortByDate(summary.albums)
+            reorderByIndex(summary.albums)
         }
         return summary
     }

@@ -100,18 +100,21 @@ extension CatalogStore {
         a.count == b.count && Set(a.map { $0.name + "\u{0}" + $0.real }) == Set(b.map { $0.name + "\u{0}" + $0.real })
     }
 
-    /// Puts the albums at `folders` that are sorted by date in order again, now that the
-    /// index knows their dates: patched from the kept listings, without reading a folder.
-    func resortByDate(_ folders: Set<String>) {
-        guard scanner.datesTaken != nil else { return }
+    /// Makes the albums at `folders` again from the kept listings, without reading a folder,
+    /// where what the index just learned changes them: albums sorted by date take the new
+    /// dates, and albums with movies pair a Live Photo by its content identifier.
+    func reorderByIndex(_ folders: Set<String>) {
+        guard scanner.datesTaken != nil || scanner.contentIdentifiers != nil else { return }
         let manifest = basis.withLock { $0.manifest }
         let kept = listings.withLock { $0 }
-        let dated = folders.sorted().compactMap { folder -> (String, CatalogScanner.FolderEntries)? in
-            guard scanner.order(of: folder, manifest: manifest) == .date, let entries = kept[folder] else { return nil }
-            return (folder, entries)
+        let redo = folders.sorted().compactMap { folder -> (String, CatalogScanner.FolderEntries)? in
+            guard let entries = kept[folder] else { return nil }
+            let dated = scanner.datesTaken != nil && scanner.order(of: folder, manifest: manifest) == .date
+            let movies = scanner.contentIdentifiers != nil && entries.images.contains { ImageFiles.isMovie(name: $0.name) }
+            return dated || movies ? (folder, entries) : nil
         }
         // Only this thread replaces snapshots, so the one patched is still the current one.
-        guard !dated.isEmpty, let patched = scanner.patch(catalog, folders: dated, manifest: manifest) else { return }
+        guard !redo.isEmpty, let patched = scanner.patch(catalog, folders: redo, manifest: manifest) else { return }
         state.withLock { $0 = (patched, patched.publicView(), $0.fingerprint &+ 1) }
     }
 }
