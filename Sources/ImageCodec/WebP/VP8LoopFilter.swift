@@ -116,8 +116,7 @@ enum VP8LoopFilter {
     /// Filters one macroblock (luma 16×16 at `y`, chroma 8×8 at `u`, `v`) with the normal filter.
     static func normal(y: UnsafeMutablePointer<UInt8>, u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>,
                        yStride: Int, uvStride: Int, left: Bool, top: Bool, inner: Bool,
-                       strength: VP8FrameHeader.FilterStrength) {
-        let limit = strength.limit, interior = strength.interior, hev = strength.hevThreshold
+                       limit: Int32, interior: Int32, hev: Int32) {
         let lower = y + 8 &* yStride
         if left {
             var e = VP8EdgeLanes(verticalEdge: y, lower, stride: yStride)
