@@ -4,7 +4,7 @@ import ImageCodec
 /// WebP decode, whole process: `gallery decode IN OUT.ppm|pam` beside `dwebp IN -ppm|-pam -o OUT`
 /// (its default fancy upsampling, which ours reproduces), one run each. The WebP files are made
 /// in the scratch folder from the photo folder's JPEGs and PNGs with `cwebp -q 80` (lossy) and
-/// `cwebp -lossless -z 6` (lossless), plus any `.webp` already there. Reports wall time, the
+/// `cwebp -lossless -z 6` (lossless), plus any `.webp` already there. Reports median wall time, the
 /// ratio ours/dwebp, megapixels per second, and whether the outputs are byte-identical.
 enum WebPDecodeBench {
     static func run(_ context: BenchContext) {
@@ -21,7 +21,7 @@ enum WebPDecodeBench {
                 files.append((lossless, "lossless z6"))
             }
         }
-        var table = Table(title: "WebP decode, whole process, one run (ours = gallery decode, ref = dwebp)",
+        var table = Table(title: "WebP decode, whole process, median of \(context.runs) runs (ours = gallery decode, ref = dwebp)",
                           columns: ["file", "kind", "MP", "ours ms", "dwebp ms", "ours/dwebp", "ours MP/s", "dwebp MP/s", "identical"])
         var ratios: [String: [Double]] = [:]
         for (file, kind) in files {
@@ -32,8 +32,8 @@ enum WebPDecodeBench {
             let megapixels = Double(info.width * info.height) / 1e6
             let ext = info.hasAlpha ? "pam" : "ppm"
             let ours = context.scratchDir + "/ours.\(ext)", reference = context.scratchDir + "/dwebp.\(ext)"
-            let oursRun = measureProcess([context.galleryBinary, "decode", file, ours], runs: 1)
-            let refRun = measureProcess(["dwebp", "-quiet", file, "-\(ext)", "-o", reference], runs: 1)
+            let oursRun = measureProcess([context.galleryBinary, "decode", file, ours], runs: context.runs)
+            let refRun = measureProcess(["dwebp", "-quiet", file, "-\(ext)", "-o", reference], runs: context.runs)
             var row = [String((file as NSString).lastPathComponent.prefix(40)), kind, String(format: "%.2f", megapixels)]
             if let o = oursRun, let r = refRun {
                 let family = kind.hasPrefix("lossless") ? "lossless" : "lossy"

@@ -49,6 +49,7 @@ enum VP8FrameDecoder {
         defer { work.deallocate(); coefficients.deallocate(); top.deallocate() }
         let yw = work + ws + 4, uw = work + 18 * ws + 4, vw = work + 27 * ws + 4
         let yTop = top, uTop = top + yStride, vTop = top + yStride + uvStride
+        let kernels = KernelDispatch.selected
         var filterInfo = [(strength: VP8FrameHeader.FilterStrength, inner: Bool)](
             repeating: (VP8FrameHeader.FilterStrength(limit: 0, interior: 0, hevThreshold: 0), false), count: mbw)
 
@@ -96,13 +97,11 @@ enum VP8FrameDecoder {
                                 let info = filterInfo[mbx]
                                 let y = yPlane + mby * 16 * yStride + mbx * 16
                                 if header.loopFilter == .simple {
-                                    VP8LoopFilter.simple(y: y, stride: yStride, left: mbx > 0, top: mby > 0, inner: info.inner,
-                                                         limit: info.strength.limit)
+                                    kernels.vp8SimpleFilter(y, yStride, mbx > 0, mby > 0, info.inner, info.strength.limit)
                                 } else {
-                                    VP8LoopFilter.normal(y: y, u: uPlane + mby * 8 * uvStride + mbx * 8,
-                                                         v: vPlane + mby * 8 * uvStride + mbx * 8,
-                                                         yStride: yStride, uvStride: uvStride, left: mbx > 0, top: mby > 0,
-                                                         inner: info.inner, strength: info.strength)
+                                    kernels.vp8NormalFilter(y, uPlane + mby * 8 * uvStride + mbx * 8, vPlane + mby * 8 * uvStride + mbx * 8,
+                                                            yStride, uvStride, mbx > 0, mby > 0, info.inner,
+                                                            info.strength.limit, info.strength.interior, info.strength.hevThreshold)
                                 }
                             }
                         }

@@ -22,6 +22,15 @@ struct VP8LBitReader {
 
     @inline(__always)
     private mutating func fill() {
+        if end &- position >= 8 {
+            // Eight bytes at once, little-endian. The bytes that do not fit above `count` are
+            // read again by the next fill; the bits already above `count` are those same bytes.
+            buffer |= UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self).littleEndian << UInt64(count)
+            let bytes = (63 &- count) >> 3
+            position &+= bytes
+            count &+= bytes &* 8
+            return
+        }
         while count <= 56 && position < end {
             buffer |= UInt64(base[position]) << UInt64(count)
             position &+= 1

@@ -24,52 +24,108 @@ enum VP8LTransforms {
 
     @inline(__always) private static func channel(_ v: UInt32, _ shift: UInt32) -> Int32 { Int32((v >> shift) & 0xFF) }
 
+    @inline(__always) private static func absDifference(_ a: UInt32, _ b: UInt32, _ shift: UInt32) -> Int32 {
+        Swift.abs(channel(a, shift) &- channel(b, shift))
+    }
+
     @inline(__always) private static func select(top: UInt32, left: UInt32, topLeft: UInt32) -> UInt32 {
-        var difference: Int32 = 0
-        for shift: UInt32 in [24, 16, 8, 0] {
-            let t = channel(top, shift), l = channel(left, shift), c = channel(topLeft, shift)
-            difference &+= Swift.abs(l &- c) &- Swift.abs(t &- c)
-        }
-        return difference <= 0 ? top : left
+        // Σ |left − topLeft| − |top − topLeft| over the four channels, written out: a loop over
+        // an array of shifts stayed a loop in the predictor's hot path.
+        let leftDistance = absDifference(left, topLeft, 24) &+ absDifference(left, topLeft, 16)
+            &+ absDifference(left, topLeft, 8) &+ absDifference(left, topLeft, 0)
+        let topDistance = absDifference(top, topLeft, 24) &+ absDifference(top, topLeft, 16)
+            &+ absDifference(top, topLeft, 8) &+ absDifference(top, topLeft, 0)
+        return leftDistance &- topDistance <= 0 ? top : left
     }
 
     @inline(__always) private static func clampByte(_ v: Int32) -> UInt32 { v < 0 ? 0 : (v > 255 ? 255 : UInt32(v)) }
 
     @inline(__always) private static func clampAddSubtractFull(_ a: UInt32, _ b: UInt32, _ c: UInt32) -> UInt32 {
-        var out: UInt32 = 0
-        for shift: UInt32 in [24, 16, 8, 0] {
-            out |= clampByte(channel(a, shift) &+ channel(b, shift) &- channel(c, shift)) << shift
+        @inline(__always) func lane(_ shift: UInt32) -> UInt32 {
+            clampByte(channel(a, shift) &+ channel(b, shift) &- channel(c, shift)) << shift
         }
-        return out
+        return lane(24) | lane(16) | lane(8) | lane(0)
     }
 
     @inline(__always) private static func clampAddSubtractHalf(_ a: UInt32, _ b: UInt32) -> UInt32 {
-        var out: UInt32 = 0
-        for shift: UInt32 in [24, 16, 8, 0] {
+        @inline(__always) func lane(_ shift: UInt32) -> UInt32 {
             let x = channel(a, shift), y = channel(b, shift)
-            out |= clampByte(x &+ (x &- y) / 2) << shift
+            return clampByte(x &+ (x &- y) / 2) << shift
         }
-        return out
+        return lane(24) | lane(16) | lane(8) | lane(0)
     }
 
+    /// Adds predictor `mode` to the `count` pixels at `row` (`row[-1]` is the left neighbour,
+    /// `row[i - width]` the one above). One loop per mode, so the mode is chosen once per block
+    /// run rather than once per pixel.
     @inline(__always)
-    private static func predict(_ mode: UInt32, left: UInt32, top: UnsafePointer<UInt32>) -> UInt32 {
-        switch mode {
-        case 1: return left
-        case 2: return top[0]
-        case 3: return top[1]
-        case 4: return top[-1]
-        case 5: return average(average(left, top[1]), top[0])
-        case 6: return average(left, top[-1])
-        case 7: return average(left, top[0])
-        case 8: return average(top[-1], top[0])
-        case 9: return average(top[0], top[1])
-        case 10: return average(average(left, top[-1]), average(top[0], top[1]))
-        case 11: return select(top: top[0], left: left, topLeft: top[-1])
-        case 12: return clampAddSubtractFull(left, top[0], top[-1])
-        case 13: return clampAddSubtractHalf(average(left, top[0]), top[-1])
-        default: return 0xFF00_0000  // 0, and the unused 14 and 15
+    private static func predictRun(_ mode: UInt32, _ row: UnsafeMutablePointer<UInt32>, count: Int, width: Int) {
+        let top = UnsafePointer(row - width)
+        @inline(__always) func run(_ predict: (UInt32, Int) -> UInt32) {
+            var left = row[-1]
+            for i in 0..<count {
+                left = add(row[i], predict(left, i))
+                row[i] = left
+            }
         }
+        switch mode {
+        case 1: run { left, _ in left }
+        case 2: run { _, i in top[i] }
+        case 3: run { _, i in top[i &+ 1] }
+        case 4: run { _, i in top[i &- 1] }
+        case 5: run { left, i in average(average(left, top[i &+ 1]), top[i]) }
+        case 6: run { left, i in average(left, top[i &- 1]) }
+        case 7: run { left, i in average(left, top[i]) }
+        case 8: run { _, i in average(top[i &- 1], top[i]) }
+        case 9: run { _, i in average(top[i], top[i &+ 1]) }
+        case 10: run { left, i in average(average(left, top[i &- 1]), average(top[i], top[i &+ 1])) }
+        case 11: run { left, i in select(top: top[i], left: left, topLeft: top[i &- 1]) }
+        case 12: run { left, i in clampAddSubtractFull(left, top[i], top[i &- 1]) }
+        case 13: run { left, i in clampAddSubtractHalf(average(left, top[i]), top[i &- 1]) }
+        default: run { _, _ in 0xFF00_0000 }  // 0, and the unused 14 and 15
+        }
+    }
+
+    /// The colour transform's inverse on one pixel: `code` holds the green-to-red (byte 0),
+    /// green-to-blue (byte 1) and red-to-blue (byte 2) multipliers as signed bytes.
+    @inline(__always)
+    private static func undoColour(_ argb: UInt32, _ code: UInt32) -> UInt32 {
+        let greenToRed = Int32(Int8(truncatingIfNeeded: code))
+        let greenToBlue = Int32(Int8(truncatingIfNeeded: code >> 8))
+        let redToBlue = Int32(Int8(truncatingIfNeeded: code >> 16))
+        let green = Int32(Int8(truncatingIfNeeded: argb >> 8))
+        var red = Int32((argb >> 16) & 0xFF)
+        var blue = Int32(argb & 0xFF)
+        red = (red &+ ((greenToRed &* green) >> 5)) & 0xFF
+        blue = blue &+ ((greenToBlue &* green) >> 5)
+        blue = (blue &+ ((redToBlue &* Int32(Int8(truncatingIfNeeded: red))) >> 5)) & 0xFF
+        return (argb & 0xFF00_FF00) | UInt32(red) << 16 | UInt32(blue)
+    }
+
+    /// `undoColour` on eight pixels with one code, on 16-bit lanes: every product of two
+    /// signed bytes fits (|−128 · −128| = 2¹⁴), so the multiplies are `pmullw`.
+    @inline(__always)
+    private static func undoColour8(_ p: UnsafeMutablePointer<UInt32>, _ code: UInt32) {
+        typealias L = SIMD8<Int16>
+        let v = UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt32>.self)
+        @inline(__always) func lanes(_ shift: UInt32) -> L {
+            L(Int16(truncatingIfNeeded: (v[0] >> shift) & 0xFF), Int16(truncatingIfNeeded: (v[1] >> shift) & 0xFF),
+              Int16(truncatingIfNeeded: (v[2] >> shift) & 0xFF), Int16(truncatingIfNeeded: (v[3] >> shift) & 0xFF),
+              Int16(truncatingIfNeeded: (v[4] >> shift) & 0xFF), Int16(truncatingIfNeeded: (v[5] >> shift) & 0xFF),
+              Int16(truncatingIfNeeded: (v[6] >> shift) & 0xFF), Int16(truncatingIfNeeded: (v[7] >> shift) & 0xFF))
+        }
+        @inline(__always) func signed(_ byte: L) -> L { (byte &<< 8) &>> 8 }
+        let greenToRed = L(repeating: Int16(Int8(truncatingIfNeeded: code)))
+        let greenToBlue = L(repeating: Int16(Int8(truncatingIfNeeded: code >> 8)))
+        let redToBlue = L(repeating: Int16(Int8(truncatingIfNeeded: code >> 16)))
+        let green = signed(lanes(8))
+        let red = (lanes(16) &+ ((greenToRed &* green) &>> 5)) & 0xFF
+        let blue = (lanes(0) &+ ((greenToBlue &* green) &>> 5) &+ ((redToBlue &* signed(red)) &>> 5)) & 0xFF
+        @inline(__always) func word(_ i: Int) -> UInt32 {
+            (v[i] & 0xFF00_FF00) | UInt32(truncatingIfNeeded: red[i]) << 16 | UInt32(truncatingIfNeeded: blue[i])
+        }
+        let out = SIMD8<UInt32>(word(0), word(1), word(2), word(3), word(4), word(5), word(6), word(7))
+        UnsafeMutableRawPointer(p).storeBytes(of: out, as: SIMD8<UInt32>.self)
     }
 
     /// Undoes `transform` on `height` rows of `pixels`.
@@ -90,10 +146,8 @@ enum VP8LTransforms {
                     while x < width {
                         let mode = (modes[x >> transform.bits] >> 8) & 0xF
                         let blockEnd = min(((x >> transform.bits) &+ 1) << transform.bits, width)
-                        while x < blockEnd {
-                            row[x] = add(row[x], predict(mode, left: row[x &- 1], top: row + (x &- width)))
-                            x &+= 1
-                        }
+                        predictRun(mode, row + x, count: blockEnd &- x, width: width)
+                        x = blockEnd
                     }
                 }
             case .colour:
@@ -101,19 +155,18 @@ enum VP8LTransforms {
                 for y in 0..<height {
                     let row = pixels + y &* width
                     let codes = data + (y >> transform.bits) &* blocksPerRow
-                    for x in 0..<width {
+                    var x = 0
+                    while x < width {
                         let code = codes[x >> transform.bits]
-                        let greenToRed = Int32(Int8(truncatingIfNeeded: code))
-                        let greenToBlue = Int32(Int8(truncatingIfNeeded: code >> 8))
-                        let redToBlue = Int32(Int8(truncatingIfNeeded: code >> 16))
-                        let argb = row[x]
-                        let green = Int32(Int8(truncatingIfNeeded: argb >> 8))
-                        var red = Int32((argb >> 16) & 0xFF)
-                        var blue = Int32(argb & 0xFF)
-                        red = (red &+ ((greenToRed &* green) >> 5)) & 0xFF
-                        blue = blue &+ ((greenToBlue &* green) >> 5)
-                        blue = (blue &+ ((redToBlue &* Int32(Int8(truncatingIfNeeded: red))) >> 5)) & 0xFF
-                        row[x] = (argb & 0xFF00_FF00) | UInt32(red) << 16 | UInt32(blue)
+                        let blockEnd = min(((x >> transform.bits) &+ 1) << transform.bits, width)
+                        while blockEnd &- x >= 8 {
+                            undoColour8(row + x, code)
+                            x &+= 8
+                        }
+                        while x < blockEnd {
+                            row[x] = undoColour(row[x], code)
+                            x &+= 1
+                        }
                     }
                 }
             case .subtractGreen:

@@ -20,6 +20,70 @@ enum VP8YUVConverter {
         out[2] = clip(luma &+ multiplyHigh(u, 33050) &- 17685)
     }
 
+    private typealias U16 = SIMD8<UInt16>
+
+    /// (a · c) >> 16 on 16-bit lanes; LLVM lowers the widened multiply to `pmulhuw`.
+    @inline(__always) private static func multiplyHigh(_ a: U16, _ c: UInt16) -> U16 {
+        U16(narrowing: (SIMD8<UInt32>(widening: a) &* SIMD8<UInt32>(repeating: UInt32(c))) &>> 16)
+    }
+
+    @inline(__always) private static func bytes(_ p: UnsafePointer<UInt8>) -> U16 {
+        let v = unsafeBitCast(UnsafeRawPointer(p).loadUnaligned(as: UInt64.self), to: SIMD8<UInt8>.self)
+        return U16(UInt16(v[0]), UInt16(v[1]), UInt16(v[2]), UInt16(v[3]), UInt16(v[4]), UInt16(v[5]), UInt16(v[6]), UInt16(v[7]))
+    }
+
+    /// `clip` for a value computed modulo 2¹⁶: the sums are at most 34237 (534 after the shift
+    /// by 6) when not negative, and a negative one wraps to at least 2¹⁶ − 17685 (747 after the
+    /// shift), so a shifted value above 640 was negative (→ 0) and one above 255 saturates.
+    @inline(__always) private static func clip(_ v: U16) -> SIMD8<UInt8> {
+        let s = SIMD8<Int16>(truncatingIfNeeded: v &>> 6)
+        let negative = (640 &- s) &>> 15
+        let e = s &- 255
+        return SIMD8<UInt8>(narrowing: (255 &+ (e & (e &>> 15))) & ~negative)
+    }
+
+    /// The upsampled chroma of eight pairs: the odd pixel 2k−1 and the even pixel 2k of each.
+    @inline(__always) private static func fancy(_ near: UnsafePointer<UInt8>, _ far: UnsafePointer<UInt8>) -> (odd: U16, even: U16) {
+        let np = bytes(near - 1), nc = bytes(near), fp = bytes(far - 1), fc = bytes(far)
+        let average = np &+ nc &+ fp &+ fc &+ 8
+        let a = (average &+ 2 &* (nc &+ fp)) &>> 3, b = (average &+ 2 &* (np &+ fc)) &>> 3
+        return ((a &+ np) &>> 1, (b &+ nc) &>> 1)
+    }
+
+    /// RGB of eight pixels from luma and chroma already shifted left by 8 (libwebp's formulas).
+    @inline(__always) private static func rgb(_ y8: U16, _ u: U16, _ v: U16) -> (SIMD8<UInt8>, SIMD8<UInt8>, SIMD8<UInt8>) {
+        let luma = multiplyHigh(y8, 19077)
+        let u8 = u &<< 8, v8 = v &<< 8
+        let r = luma &+ multiplyHigh(v8, 26149) &- 14234
+        let g = luma &- multiplyHigh(u8, 6419) &- multiplyHigh(v8, 13320) &+ 8708
+        let b = luma &+ multiplyHigh(u8, 33050) &- 17685
+        return (clip(r), clip(g), clip(b))
+    }
+
+    /// Pixels 2k−1 … 2k+14 of a row (`luma` at pixel 2k−1, the chroma rows at column k).
+    @inline(__always)
+    private static func convert16(_ luma: UnsafePointer<UInt8>, _ nu: UnsafePointer<UInt8>, _ fu: UnsafePointer<UInt8>,
+                                  _ nv: UnsafePointer<UInt8>, _ fv: UnsafePointer<UInt8>, channels: Int, out: UnsafeMutablePointer<UInt8>) {
+        // Lane i holds pixels 2k−1+2i (low byte) and 2k+2i (high byte).
+        let pairs = UnsafeRawPointer(luma).loadUnaligned(as: U16.self)
+        let u = fancy(nu, fu), v = fancy(nv, fv)
+        let (r0, g0, b0) = rgb(pairs &<< 8, u.odd, v.odd)
+        let (r1, g1, b1) = rgb(pairs & 0xFF00, u.even, v.even)
+        @inline(__always) func word(_ i: Int) -> UInt32 {
+            let odd = i & 1 == 0
+            let k = i >> 1
+            let r = odd ? r0[k] : r1[k], g = odd ? g0[k] : g1[k], b = odd ? b0[k] : b1[k]
+            return UInt32(r) | UInt32(g) << 8 | UInt32(b) << 16 | 0xFF00_0000
+        }
+        let words = SIMD16<UInt32>(word(0), word(1), word(2), word(3), word(4), word(5), word(6), word(7),
+                                   word(8), word(9), word(10), word(11), word(12), word(13), word(14), word(15))
+        if channels == 4 {
+            UnsafeMutableRawPointer(out).storeBytes(of: words, as: SIMD16<UInt32>.self)
+        } else {
+            for i in 0..<16 { UnsafeMutableRawPointer(out + 3 &* i).storeBytes(of: words[i], as: UInt32.self) }
+        }
+    }
+
     /// Writes row `y` of `planes` as RGB (`channels` 3) or RGB plus alpha (`channels` 4, alpha
     /// from `alpha` when given, else 255) into `out`.
     static func convertRow(_ planes: UnsafePointer<UInt8>, y yIndex: Int, width: Int, height: Int,
@@ -40,6 +104,13 @@ enum VP8YUVConverter {
         store(luma[0], edge(nu[0], fu[0]), edge(nv[0], fv[0]), out)
         let pairs = (width - 1) >> 1
         var x = 1
+        // Eight chroma pairs (16 pixels) at a time; with 3 channels each pixel is stored as 4
+        // bytes, so the pixel after the group must exist to take the spare byte.
+        let vectorEnd = c == 4 ? pairs &- 7 : min(pairs &- 7, (width &- 16) >> 1)
+        while x <= vectorEnd {
+            convert16(luma + (2 &* x &- 1), nu + x, fu + x, nv + x, fv + x, channels: c, out: out + (2 &* x &- 1) &* c)
+            x &+= 8
+        }
         while x <= pairs {
             // Previous and current chroma columns of the near and far rows.
             let np = Int32(nu[x &- 1]), nc = Int32(nu[x]), fp = Int32(fu[x &- 1]), fc = Int32(fu[x])

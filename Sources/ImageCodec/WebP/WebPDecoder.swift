@@ -147,6 +147,8 @@ struct WebPFrameSource {
     private var planes: VP8Planes?
     private var alpha: [UInt8]?
     private var argb: [UInt32]?
+    /// `VP8YUVConverter.convertRow` of the kernel set chosen for this process.
+    private let convertRow = KernelDispatch.selected.vp8ConvertRow
     let width: Int
     let height: Int
 
@@ -173,14 +175,12 @@ struct WebPFrameSource {
                     planes.v.withUnsafeBufferPointer { vp in
                         if let alpha {
                             alpha.withUnsafeBufferPointer { ap in
-                                VP8YUVConverter.convertRow(yp.baseAddress!, y: y, width: width, height: height, yStride: planes.yStride,
-                                                           uPlane: up.baseAddress!, vPlane: vp.baseAddress!, uvStride: planes.uvStride,
-                                                           alpha: ap.baseAddress!, channels: channels, out: out)
+                                convertRow(yp.baseAddress!, y, width, height, planes.yStride, up.baseAddress!, vp.baseAddress!,
+                                           planes.uvStride, ap.baseAddress!, channels, out)
                             }
                         } else {
-                            VP8YUVConverter.convertRow(yp.baseAddress!, y: y, width: width, height: height, yStride: planes.yStride,
-                                                       uPlane: up.baseAddress!, vPlane: vp.baseAddress!, uvStride: planes.uvStride,
-                                                       alpha: nil, channels: channels, out: out)
+                            convertRow(yp.baseAddress!, y, width, height, planes.yStride, up.baseAddress!, vp.baseAddress!,
+                                       planes.uvStride, nil, channels, out)
                         }
                     }
                 }

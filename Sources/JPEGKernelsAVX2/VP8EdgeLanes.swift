@@ -1,0 +1,1 @@
+../ImageCodec/WebP/VP8EdgeLanes.swift
