@@ -75,8 +75,8 @@ enum SearchBench {
         let app = try GalleryApp(configuration: GalleryConfiguration(
             libraryRoot: library, templatesDirectory: root + "/templates", publicDirectory: root + "/public", indexPath: indexPath),
             pipeline: ImagePipeline(configuration: pc), watchLibrary: false, log: { _ in })
-        print(String(format: "app on the index: %.0f ms (catalog of %d items from the index)",
-                     Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6, app.catalog.items.count))
+        print(String(format: "app on the index: %.0f ms (catalog of %d items from the index); this process's RSS %.0f MB",
+                     Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6, app.catalog.items.count, Double(residentKiB()) / 1024))
 
         let rare = (390..<400).map { words[$0] }
         let queries: [(label: String, uris: [String])] = [
@@ -120,6 +120,13 @@ enum SearchBench {
             print(String(format: "| %@ | %@ | %d, %d B | %.1f ms | %.1f ms | %.1f ms | %.1f ms |", label, found, status, bytes,
                          times[times.count / 2], p99(times), cpu[cpu.count / 2], p99(cpu)))
         }
+    }
+
+    /// This process's resident set (VmRSS), KiB.
+    static func residentKiB() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+        return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
     }
 
     /// CPU seconds of the calling thread.

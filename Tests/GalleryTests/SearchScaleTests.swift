@@ -122,8 +122,29 @@ import Testing
         let db = try SQLiteConnection(path: index.path, readOnly: false, create: false)
         try db.execute("DROP TRIGGER photos_cells_insert; DROP TRIGGER photos_cells_update; DROP TRIGGER photos_cells_delete; DROP TABLE map_cells")
         let reopened = try #require(LibraryIndex.open(path: index.path, log: { _ in }))
-        #expect(SearchIndexTests.paths(reopened, "sea") == ["Geo/a.jpg", "Trips/beach.jpg", "Trips/rain.jpg"])
+        #expect(SearchIndexTests.paths(reopened, "sea") == ["Trips/beach.jpg", "Trips/rain.jpg", "Geo/a.jpg"])
         #expect(Self.cellsMatchPhotos(reopened))
         #expect(reopened.read { db throws(SQLiteError) in try db.scalar("SELECT count(*) FROM map_cells") } == 13)
     }
+
+    /// The public count and pages leave the private album's photo out in SQL, by any field.
+    @Test func publicCountsAndPagesLeavePrivatePhotosOut() throws {
+        let library = try SearchPagesTests.library(showLocation: true)
+        defer { library.remove() }
+        let app = try SearchPagesTests.makeApp(library, today: CalendarDay(year: 2025, month: 1, day: 1))
+        let secret = try SearchPagesTests.id(app, "Family/Secret.jpg")
+        let all = SearchPagesTests.get(app, "/search?q=jpg+")
+        #expect(all.status == 200 && all.text.contains("3 photos") && !all.text.contains(secret))
+        for query in ["secret+", "album%3Afamily", "file%3Asecret", "date%3A2021", "type%3Aphoto+secret"] {
+            let page = SearchPagesTests.get(app, "/search?q=" + query)
+            #expect(page.status == 200 && !page.text.contains(secret) && page.text.contains("0 photos"), "\(query)")
+        }
+        let feed = SearchPagesTests.get(app, "/search/photos?q=jpg+")
+        #expect(feed.status == 200 && !feed.text.contains(secret) && feed.text.contains("\"total\":3"))
+        #expect(SearchPagesTests.get(app, "/search?q=jpg+&page=2").status == 404)
+        let capped = GalleryApp.SearchOutcome(query: SearchQuery(parsing: "x"), total: 10_000, more: true)
+        #expect(GalleryApp.searchSummary(capped).hasPrefix("more than 10,000 photos"))
+        #expect(GalleryApp.grouped(1_234_567) == "1,234,567" && GalleryApp.grouped(999) == "999")
+    }
 }
+

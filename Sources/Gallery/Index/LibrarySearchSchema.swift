@@ -1,3 +1,5 @@
+import ImagePipeline
+
 /// The search tables of the index: an FTS5 table of the words people search for and a table of
 /// map cells, both kept in step with `photos` by triggers (so every writer, the indexer's puts
 /// and deletes alike, updates them in the same transaction as the row), and the indexes the
@@ -21,8 +23,22 @@ extension LibraryIndex {
     }
 
     /// Photo columns whose change rewrites the photo's FTS row (a placeholder update does not).
-    /// The date is one: it decides the row's id.
-    static let searchedPhotoColumns = "title, caption, keywords, people, places, camera_make, camera_model, name, album, creator, date_taken"
+    ///     /// The date decides the row's id, the name and format its kind.
+    static let searchedPhotoColumns = "title, caption, keywords, people, places, camera_make, camera_model, name, album, creator, date_taken, format"
+
+    /// `search_rows.kind`: what `type:video` and `type:animated` find through the index
+    /// `search_rows_by_kind` (in id order, so newest first without a sort); NULL for the rest.
+    enum Kind: Int {
+        case movie = 1
+        case animation = 2
+    }
+
+    /// The kind of `row` as SQL: a movie by file name (as `ImageFiles.isMovie`, the grid's
+    /// badge), an animation by format (as `GalleryApp.isAnimation`).
+    static func kindOf(_ row: String) -> String {
+        let movie = ImageFiles.movieExtensions.map { "\(row).name LIKE '%\($0)'" }.joined(separator: " OR ")
+        return "CASE WHEN \(movie) THEN \(Kind.movie.rawValue) WHEN \(row).format LIKE 'GIF, % frames' THEN \(Kind.animation.rawValue) END"
+    }
 
     /// Ids a second of date taken has room for: a row's id is its date as the integer
     /// YYYYMMDDhhmmss shifted left by this many bits, plus its place among the photos of that
@@ -63,8 +79,8 @@ extension LibraryIndex {
     static func insertSearchRow(_ row: String) -> String {
         let slotEnd = "CASE WHEN lo = 1 THEN \(firstDatedID - 1) ELSE lo + \((1 << slotBits) - 1) END"
         return """
-            INSERT INTO search_rows(id, path) SELECT CASE WHEN next <= hi THEN next ELSE \
-            (SELECT coalesce(max(id), 0) + 1 FROM search_rows WHERE id < \(firstDatedID)) END, \(row).path \
+            INSERT INTO search_rows(id, path, kind) SELECT CASE WHEN next <= hi THEN next ELSE \
+            (SELECT coalesce(max(id), 0) + 1 FROM search_rows WHERE id < \(firstDatedID)) END, \(row).path, \(kindOf(row)) \
             FROM (SELECT hi, (SELECT coalesce(max(id), lo - 1) + 1 FROM search_rows WHERE id BETWEEN lo AND hi) AS next \
             FROM (SELECT lo, \(slotEnd) AS hi FROM (SELECT \(slotStart(row)) AS lo)));
             """
@@ -128,7 +144,8 @@ extension LibraryIndex {
             """
         }.joined(separator: "\n    ")
         return """
-            CREATE TABLE IF NOT EXISTS search_rows(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL);
+            CREATE TABLE IF NOT EXISTS search_rows(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, kind INTEGER);
+            CREATE INDEX IF NOT EXISTS search_rows_by_kind ON search_rows(kind, id) WHERE kind IS NOT NULL;
             CREATE VIRTUAL TABLE IF NOT EXISTS photos_fts USING fts5(\(names), tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3');
             CREATE TABLE IF NOT EXISTS map_cells(zoom INTEGER NOT NULL, album TEXT NOT NULL, cx INTEGER NOT NULL, cy INTEGER NOT NULL,
                 n INTEGER NOT NULL, lat REAL NOT NULL, lon REAL NOT NULL, PRIMARY KEY (zoom, album, cx, cy)) WITHOUT ROWID;
@@ -162,7 +179,7 @@ extension LibraryIndex {
 
     /// The objects `searchSchema` makes that a file of an older layout may lack.
     static let searchObjects = ["photos_fts", "search_rows", "map_cells", "photos_search_insert", "photos_search_update",
-                                "photos_search_delete", "photos_cells_insert", "photos_cells_update", "photos_cells_delete", "photos_by_day"]
+                                "photos_search_delete", "photos_cells_insert", "photos_cells_update", "photos_cells_delete", "photos_by_day", "search_rows_by_kind"]
 
     /// Gives a file made before the search tables (schema 1 and 2), or before their present
     /// layout (ids in date order, map cells), the tables, and fills them from the rows it holds.

@@ -37,8 +37,8 @@ struct SearchSQL {
                 let term = Self.ftsTerm(field: field, text: text, prefix: prefix)
                 if isExcluded { excluded.append(term) } else { included.append(term) }
             case .type(let type, let isExcluded):
-                if let condition = Self.typeCondition(type) {
-                    conditions.append(isExcluded ? "NOT \(condition)" : condition)
+                if let condition = Self.typeCondition(type, excluded: isExcluded) {
+                    conditions.append(condition)
                 } else {
                     catalogTypes.append((type, isExcluded))
                 }
@@ -89,16 +89,20 @@ struct SearchSQL {
         "SELECT count(*) FROM (SELECT 1 FROM \(from) WHERE \(conditions.joined(separator: " AND ")) LIMIT \(limit))"
     }
 
-    /// The condition for a type the index row answers: photo and video by file name (as the
-    /// grid's badge), animated by format (as `GalleryApp.isAnimation`); nil for raw and live.
-    static func typeCondition(_ type: SearchQuery.MediaType) -> String? {
-        let movie = "(" + ImageFiles.movieExtensions.map { "p.name LIKE '%\($0)'" }.joined(separator: " OR ") + ")"
+    /// The condition for a type the index answers: photo and video by file name (as the grid's
+    /// badge), animated by format (as `GalleryApp.isAnimation`), all three through
+    /// `search_rows.kind`; nil for raw and live.
+    /// (`kind = n` for a kind, so that the partial index on kinds applies; `IS NOT` for its
+    /// opposite, which also holds where the kind is NULL.)
+    static func typeCondition(_ type: SearchQuery.MediaType, excluded: Bool) -> String? {
+        let kind: LibraryIndex.Kind, wanted: Bool
         switch type {
-        case .video: return movie
-        case .photo: return "NOT " + movie
-        case .animated: return "coalesce(p.format LIKE 'GIF, % frames', 0)"
+        case .video: (kind, wanted) = (.movie, !excluded)
+        case .photo: (kind, wanted) = (.movie, excluded)
+        case .animated: (kind, wanted) = (.animation, !excluded)
         case .raw, .live: return nil
         }
+        return wanted ? "s.kind = \(kind.rawValue)" : "s.kind IS NOT \(kind.rawValue)"
     }
 
     /// `"text"` with inner quotes doubled (an FTS5 string: a phrase of the words the tokenizer
