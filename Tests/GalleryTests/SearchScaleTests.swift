@@ -146,8 +146,8 @@ import Testing
         let feed = SearchPagesTests.get(app, "/search/photos?q=jpg+")
         #expect(feed.status == 200 && !feed.text.contains(secret) && feed.text.contains("\"total\":\(jpegs)"))
         #expect(SearchPagesTests.get(app, "/search?q=jpg+&page=2").status == 404, "one page of \(jpegs)")
-        let capped = GalleryApp.SearchOutcome(query: SearchQuery(parsing: "x"), total: 10_000, more: true)
-        #expect(GalleryApp.searchSummary(capped).hasPrefix("more than 10,000 photos"))
+        let capped = GalleryApp.SearchOutcome(query: SearchQuery(parsing: "x"), total: GalleryApp.searchCountLimit, more: true)
+        #expect(GalleryApp.searchSummary(capped).hasPrefix("more than 1,000 photos"))
         #expect(GalleryApp.grouped(1_234_567) == "1,234,567" && GalleryApp.grouped(999) == "999")
     }
 }
