@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "FastCGI", dependencies: ["CFastCGI"]),
         .target(name: "Gallery", dependencies: ["ImagePipeline", "FastCGI", "CSQLite", "CCrypto"]),
         .executableTarget(name: "gallery", dependencies: ["Gallery", "ImagePipeline", "ImageCodec", "FastCGI"]),
-        .executableTarget(name: "gallery-bench", dependencies: ["ImagePipeline", "ImageCodec"]),
+        .executableTarget(name: "gallery-bench", dependencies: ["Gallery", "FastCGI", "CSQLite", "ImagePipeline", "ImageCodec"]),
         .target(name: "ImageFuzzChecks", dependencies: ["ImageCodec"], path: "Sources/Fuzz/ImageFuzzChecks"),
         .executableTarget(name: "fuzz-jpeg", dependencies: ["ImageFuzzChecks"], path: "Sources/Fuzz/fuzz-jpeg"),
         .executableTarget(name: "fuzz-png", dependencies: ["ImageFuzzChecks"], path: "Sources/Fuzz/fuzz-png"),

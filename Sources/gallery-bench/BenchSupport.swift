@@ -20,6 +20,8 @@ struct BenchContext: Sendable {
     var scratchDir: String
     /// Photos in the library section's synthetic library (`--photos N`). Default 100,000.
     var libraryPhotos = 100_000
+    /// Rows of the search section's synthetic index (`--photos N`). Default 1,000,000.
+    var searchPhotos = 1_000_000
 
     /// Files in `photoDir` whose names end with one of `extensions`, sorted.
     func photos(_ extensions: [String]) -> [String] {

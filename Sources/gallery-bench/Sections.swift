@@ -19,4 +19,5 @@ let benchSections: [BenchSection] = [
     BenchSection(name: "web", run: WebBench.run),
     BenchSection(name: "warm", run: WarmBench.run),
     BenchSection(name: "library", run: LibraryBench.run),
+    BenchSection(name: "search", run: SearchBench.run),
 ]

@@ -1,6 +1,6 @@
 import Foundation
 
-// gallery-bench [--runs N] [--only a,b] [--photos N] PHOTO_DIR
+// gallery-bench [--runs N] [--only a,b] [--photos N] PHOTO_DIR (PHOTO_DIR optional for --only search)
 // Every section measures ours beside a reference tool in the same run and prints ratios.
 // `gallery-bench decode-hevc|decode-h264|decode-still FILE` are the child processes the heic,
 // video and stills sections time.
@@ -15,7 +15,7 @@ if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "decode-still
 }
 var runs = 5
 var only: Set<String>? = nil
-var libraryPhotos = 100_000
+var libraryPhotos: Int? = nil
 var positional: [String] = []
 var args = Array(CommandLine.arguments.dropFirst())
 while !args.isEmpty {
@@ -27,12 +27,20 @@ while !args.isEmpty {
     default: positional.append(a)
     }
 }
-let photoDir = positional.first ?? "../shared/bench-photos"
+// Every section but search reads the photo folder, which has no default.
+guard let photoDir = positional.first ?? (only == ["search"] ? "" : nil) else {
+    print("usage: gallery-bench [--runs N] [--only section,...] [--photos N] PHOTO_DIR\n"
+          + "sections: " + benchSections.map(\.name).joined(separator: ", ") + " (search needs no PHOTO_DIR)")
+    exit(2)
+}
 let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
 let scratch = NSTemporaryDirectory() + "gallery-bench-\(getpid())"
 try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
 var context = BenchContext(photoDir: photoDir, runs: runs, galleryBinary: exe.appendingPathComponent("gallery").path, scratchDir: scratch)
-context.libraryPhotos = libraryPhotos
+if let libraryPhotos {
+    context.libraryPhotos = libraryPhotos
+    context.searchPhotos = libraryPhotos
+}
 print("gallery-bench: photos from \(photoDir), median of \(runs) runs, whole processes")
 for section in benchSections where only?.contains(section.name) ?? true {
     section.run(context)

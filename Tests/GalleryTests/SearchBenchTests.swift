@@ -64,7 +64,7 @@ import Testing
         let folders = (0..<1000).map { String(format: "Album %04d", $0) }
         for _ in 0..<25 {
             let start = DispatchTime.now().uptimeNanoseconds
-            _ = index.positions(in: world, folders: folders, limit: 400, cell: 360.0 / 4 / 4)
+            _ = index.positions(in: world, folders: folders, limit: 400, zoom: 2)
             times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
         }
         times.sort()

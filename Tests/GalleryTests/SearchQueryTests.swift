@@ -74,7 +74,9 @@ import Testing
     @Test func sqlBindsEveryUserText() {
         let q = Q(parsing: #"beach" OR 1=1; DROP TABLE photos; -- keyword:"x"" NEAR ^ date:2024 -rain rating>=2 be"#)
         let statement = SearchSQL(q, albums: ["Trips", "a'b"])
-        #expect(!statement.sql.contains("DROP") && !statement.sql.contains("beach") && !statement.sql.contains("a'b"))
+        for sql in [statement.rowsSQL, statement.countSQL(limit: 10)] {
+            #expect(!sql.contains("DROP") && !sql.contains("beach") && !sql.contains("a'b"))
+        }
         let texts = statement.values.compactMap { value -> String? in if case .text(let t) = value { return t } else { return nil } }
         let match = texts[0]
         // Every term is a quoted FTS string: an even number of quotes, doubled inside.

@@ -32,6 +32,9 @@ extension GalleryApp {
 
     /// The folders (relative paths) of the albums of `catalog`'s view at and below `albumID`.
     func viewFolders(catalog: Catalog, below albumID: String) -> [String] {
+        // A view holds exactly the albums reachable from its root: no walk needed for all of them
+        // (10,000 albums at a million photos, on every search).
+        if albumID == catalog.rootID { return catalog.albums.values.map(\.relativePath) }
         var out: [String] = []
         var stack = [albumID]
         var seen = Set<String>()
@@ -93,9 +96,7 @@ extension GalleryApp {
         let top = albumID ?? catalog.rootID
         guard catalog.albums[top] != nil else { return errors.response(404) }
         let folders = viewFolders(catalog: catalog, below: top)
-        // Cells of about 64 px: a 256 px tile spans 360 / 2^zoom degrees of longitude.
-        let cell = 360.0 / Double(1 << zoom) / 4
-        guard let answer = index.positions(in: box, folders: folders, limit: Self.maxMapPoints, cell: cell) else {
+        guard let answer = index.positions(in: box, folders: folders, limit: Self.maxMapPoints, zoom: zoom) else {
             return errors.response(503)
         }
         var result = MapPoints(points: [], clusters: [])
@@ -124,30 +125,62 @@ public struct IndexedPositions: Sendable {
 
 extension LibraryIndex {
     /// The photos of `folders` whose position lies in `box`: one by one when at most `limit`,
-    /// else grouped in square cells of `cell` degrees (the mean position and count of each).
-    /// nil when the index failed.
-    public func positions(in box: MapBox, folders: [String], limit: Int, cell: Double) -> IndexedPositions? {
+    /// else grouped in square cells of 90 / 2^zoom degrees (a quarter of a 256 px tile, about
+    /// 64 screen pixels), the mean position and count of each. Up to `maxCellZoom` the cells
+    /// come from `map_cells` (kept per album by triggers), so the whole world is a sum over a
+    /// few rows per album instead of a pass over every placed photo; a cell that crosses the
+    /// box's edge is counted whole. nil when the index failed.
+    public func positions(in box: MapBox, folders: [String], limit: Int, zoom: Int) -> IndexedPositions? {
+        let zoom = min(max(zoom, 0), 30)
+        let cell = 90.0 / Double(1 << zoom)
+        // Many folders (the public view of a large library): walk the position index and test
+        // the folder; a few (a share link): walk those folders' rows. Left to itself the planner
+        // took the folders' rows for 10,000 folders, a million rows for a city at zoom 14.
+        let folderTest = folders.count > 50 ? "+album" : "album"
         let inBox = """
             latitude BETWEEN ? AND ? AND longitude BETWEEN ? AND ? AND failure IS NULL \
-            AND album IN (SELECT value FROM json_each(?))
+            AND \(folderTest) IN (SELECT value FROM json_each(?))
             """
-        let values: [SQLValue] = [.real(box.south), .real(box.north), .real(box.west), .real(box.east), .text(SearchSQL.jsonArray(folders))]
+        let folderList = SQLValue.text(SearchSQL.jsonArray(folders))
+        let values: [SQLValue] = [.real(box.south), .real(box.north), .real(box.west), .real(box.east), folderList]
+        let cells = """
+            zoom = ? AND cx BETWEEN ? AND ? AND cy BETWEEN ? AND ? AND album IN (SELECT value FROM json_each(?))
+            """
+        let cellValues: [SQLValue] = [.int(zoom), .int(Int(((box.west + 180) / cell).rounded(.down))), .int(Int(((box.east + 180) / cell).rounded(.down))),
+                                      .int(Int(((box.south + 90) / cell).rounded(.down))), .int(Int(((box.north + 90) / cell).rounded(.down))), folderList]
+        let useCells = zoom <= Self.maxCellZoom
         return read { db throws(SQLiteError) -> IndexedPositions in
             var out = IndexedPositions()
-            try db.run("SELECT path, latitude, longitude FROM photos WHERE \(inBox) ORDER BY date_taken DESC LIMIT \(limit + 1)", values) { row in
-                out.points.append(.init(relativePath: row.text(0) ?? "", latitude: row.double(1) ?? 0, longitude: row.double(2) ?? 0))
+            let inside = useCells ? try db.scalar("SELECT coalesce(sum(n), 0) FROM map_cells WHERE \(cells)", cellValues) ?? 0
+                                  : try db.scalar("SELECT count(*) FROM (SELECT 1 FROM photos WHERE \(inBox) LIMIT \(limit + 1))", values) ?? 0
+            if inside <= limit {
+                try db.run("SELECT path, latitude, longitude FROM photos WHERE \(inBox) ORDER BY date_taken DESC LIMIT \(limit)", values) { row in
+                    out.points.append(.init(relativePath: row.text(0) ?? "", latitude: row.double(1) ?? 0, longitude: row.double(2) ?? 0))
+                }
+                return out
             }
-            guard out.points.count > limit else { return out }
-            out.points = []
-            try db.run("""
-                SELECT avg(latitude), avg(longitude), count(*), min(path) FROM photos WHERE \(inBox)
-                GROUP BY CAST((longitude + 180) / ? AS INTEGER), CAST((latitude + 90) / ? AS INTEGER)
-                """, values + [.real(cell), .real(cell)]) { row in
+            var singles: [(album: String, cx: Int, cy: Int)] = []
+            let grouped = useCells
+                ? "SELECT sum(lat) / sum(n), sum(lon) / sum(n), sum(n), min(album), cx, cy FROM map_cells WHERE \(cells) GROUP BY cx, cy"
+                : """
+                  SELECT avg(latitude), avg(longitude), count(*), min(album), CAST((longitude + 180) / ? AS INTEGER) AS cx, \
+                  CAST((latitude + 90) / ? AS INTEGER) AS cy FROM photos WHERE \(inBox) GROUP BY cx, cy
+                  """
+            try db.run(grouped, useCells ? cellValues : [.real(cell), .real(cell)] + values) { row in
                 let count = row.int(2)
                 if count == 1 {
-                    out.points.append(.init(relativePath: row.text(3) ?? "", latitude: row.double(0) ?? 0, longitude: row.double(1) ?? 0))
+                    singles.append((row.text(3) ?? "", row.int(4), row.int(5)))
                 } else {
                     out.clusters.append(.init(latitude: row.double(0) ?? 0, longitude: row.double(1) ?? 0, count: count))
+                }
+            }
+            // A cell of one photo is that photo: found in its album by the cell's own arithmetic.
+            for single in singles {
+                try db.run("""
+                    SELECT path, latitude, longitude FROM photos WHERE album = ? AND latitude IS NOT NULL AND failure IS NULL \
+                    AND CAST((longitude + 180) / ? AS INTEGER) = ? AND CAST((latitude + 90) / ? AS INTEGER) = ? LIMIT 1
+                    """, [.text(single.album), .real(cell), .int(single.cx), .real(cell), .int(single.cy)]) { row in
+                    out.points.append(.init(relativePath: row.text(0) ?? "", latitude: row.double(1) ?? 0, longitude: row.double(2) ?? 0))
                 }
             }
             return out
