@@ -39,6 +39,19 @@ import Testing
         #expect(next?.fileName == "Odd_Size_Progressive.jpg")
     }
 
+    /// A library larger than the catalog's limit keeps the first photos and says how many it
+    /// left out, instead of dropping them without a word.
+    @Test func photosBeyondTheLimitAreCountedInAWarning() throws {
+        let library = try TestLibrary.make()
+        defer { library.remove() }
+        var scanner = CatalogScanner(root: library.root, siteTitle: "T")
+        scanner.maxItems = 3
+        let result = scanner.scan()
+        #expect(result.catalog.items.count == 3)
+        #expect(result.warnings.contains("4 photos not shown: the catalog holds at most 3 (it is kept in memory, about 1 KB a photo)"))
+        #expect(!CatalogScanner(root: library.root, siteTitle: "T").scan().warnings.contains { $0.contains("not shown") })
+    }
+
     @Test func idsAreStableAcrossScans() throws {
         let library = try TestLibrary.make()
         defer { library.remove() }

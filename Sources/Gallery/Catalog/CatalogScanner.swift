@@ -136,6 +136,10 @@ public struct CatalogScanner: Sendable {
         if state.skippedAliases > 0 {
             state.warnings.append("\(state.skippedAliases) symlinks skipped: their targets are listed at their own place, or are private")
         }
+        if state.beyondLimit > 0 {
+            state.warnings.append("\(state.beyondLimit) photos not shown: the catalog holds at most \(maxItems) (it is kept in memory, "
+                                  + "about 1 KB a photo)")
+        }
         addRemoteItems(manifest?.remote ?? [], rootID: rootID, state: &state, manifest: manifest)
         var catalog = Catalog(siteTitle: title, rootID: rootID, albums: state.albums, items: state.items)
         catalog.showLocation = manifest?.showLocation ?? false
@@ -153,6 +157,8 @@ public struct CatalogScanner: Sendable {
         var visitedDirs = Set<String>()
         /// Symlinked folders and photos left out, for the log.
         var skippedAliases = 0
+        /// Photos left out because the catalog reached `maxItems`, for the log.
+        var beyondLimit = 0
         var unreadableFolders = Set<String>()
         var warnings: [String] = []
         var hash = FNV1a()
@@ -269,7 +275,11 @@ public struct CatalogScanner: Sendable {
 
         var itemIDs: [String] = []
         var videoCount = 0
-        for image in paired.items where state.items.count < maxItems {
+        for image in paired.items {
+            guard state.items.count < maxItems else {
+                state.beyondLimit += 1
+                continue
+            }
             let rel = relativePath.isEmpty ? image.name : relativePath + "/" + image.name
             let id = state.uniqueID("item:" + rel)
             let text = manifest?.items?[rel]
