@@ -4,7 +4,8 @@ import ImagePipeline
 
 /// `gallery index --root DIR [--cache-dir DIR] [--index PATH] [--accept-removals]`: builds or
 /// refreshes the library index offline (the same pass the server's watcher runs), with a
-/// progress bar on standard error when it is a terminal, and prints a summary.
+/// progress bar on standard error when it is a terminal, and prints a summary. SIGTERM or
+/// SIGINT stops it after the files being read, with what was read written (exit 128 + signal).
 ///
 /// A scan that would drop much of the library at once (`RemovalGuard`: an empty mount) is
 /// refused unless `--accept-removals` says the photos are really gone; with a server running
@@ -66,6 +67,7 @@ enum IndexCommand {
         }
         let scanSeconds = Date().timeIntervalSince(scanStart)
         let terminal = isatty(STDERR_FILENO) != 0
+        let stop = StopSignals { indexer.cancel() }
         let start = Date()
         var lastDraw = Date.distantPast
         let summary = indexer.refresh(scan.catalog) { done, total in
@@ -78,6 +80,11 @@ enum IndexCommand {
         print(String(format: "index %@: %d photos; scanned %d files in %.2f s, read %d (%.0f photos/s), %d failed, %d removed, %.1f s",
                      path, summary.photos, scan.catalog.items.count, scanSeconds, summary.read, readRate, summary.failed,
                      summary.removed, summary.seconds))
+        if let signal = stop.stopSignal {
+            printError("gallery index: stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); what was read is kept, "
+                       + "and the next run reads only the rest")
+            return 128 + signal
+        }
         return 0
     }
 
