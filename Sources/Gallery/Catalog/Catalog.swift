@@ -155,6 +155,14 @@ public struct Catalog: Sendable {
         self.items = CatalogItems(items)
     }
 
+    /// A catalog of the items of `table` (a scan's or a patch's rows).
+    init(siteTitle: String, rootID: String, albums: [String: CatalogAlbum], table: PackedItemTable) {
+        self.siteTitle = siteTitle
+        self.rootID = rootID
+        self.albums = albums
+        self.items = CatalogItems(table)
+    }
+
     /// An empty library (no folder yet).
     public static func empty(siteTitle: String) -> Catalog {
         let rootID = StableID.make("album:")
