@@ -160,7 +160,9 @@ public struct CatalogScanner: Sendable {
         var root = LibraryRoot("")
         var albums: [String: CatalogAlbum] = [:]
         var items = PackedItemTable.Builder()
-        var usedIDs = Set<String>()
+        /// The ids given so far, as their numbers (`PackedItemTable.key`): hashing 8 bytes
+        /// instead of a string per photo.
+        var usedIDs = Set<UInt64>()
         var visitedDirs = Set<String>()
         /// Symlinked folders and photos left out, for the log.
         var skippedAliases = 0
@@ -190,11 +192,10 @@ public struct CatalogScanner: Sendable {
         mutating func uniqueID(_ key: String) -> String {
             var id = StableID.make(key)
             var n = 1
-            while usedIDs.contains(id) {
+            while !usedIDs.insert(PackedItemTable.key(id)).inserted {
                 id = StableID.make(key + "#\(n)")
                 n += 1
             }
-            usedIDs.insert(id)
             return id
         }
     }
