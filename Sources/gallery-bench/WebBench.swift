@@ -69,21 +69,26 @@ enum WebBench {
 
     /// Paths in `html` that start with `prefix` and continue with `allowed` characters.
     static func matches(in html: String, prefix: String, allowed: String) -> [String] {
-        let ok = Set(allowed)
-        var out: [String] = []
-        var rest = Substring(html)
-        while let r = rest.range(of: "\"" + prefix) ?? rest.range(of: " " + prefix) {
-            let start = rest.index(after: r.lowerBound)
-            var end = start
-            var count = 0
-            while end < rest.endIndex, count < prefix.count || ok.contains(rest[end]) {
-                end = rest.index(after: end)
-                count += 1
+        // Over the UTF-8 bytes in one pass: the root page of a million photos links 10,000
+        // albums, and a substring search per link from where the last one ended made this
+        // quadratic (minutes of the library section at a million photos).
+        let ok = Set(allowed.utf8)
+        let needle = Array(prefix.utf8)
+        let bytes = Array(html.utf8)
+        var out = Set<String>()
+        var i = 1
+        while i + needle.count <= bytes.count {
+            if (bytes[i - 1] == UInt8(ascii: "\"") || bytes[i - 1] == UInt8(ascii: " ")) && bytes[i] == needle[0]
+                && bytes[i..<i + needle.count].elementsEqual(needle) {
+                var end = i + needle.count
+                while end < bytes.count, ok.contains(bytes[end]) { end += 1 }
+                out.insert(String(decoding: bytes[i..<end], as: UTF8.self))
+                i = end
+            } else {
+                i += 1
             }
-            out.append(String(rest[start..<end]))
-            rest = rest[end...]
         }
-        return Array(Set(out)).sorted()
+        return out.sorted()
     }
 
     struct WrkResult { var rps: Double; var non2xx: Int; var requests: Int }

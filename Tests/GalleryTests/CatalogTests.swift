@@ -48,7 +48,7 @@ import Testing
         scanner.maxItems = 3
         let result = scanner.scan()
         #expect(result.catalog.items.count == 3)
-        #expect(result.warnings.contains("4 photos not shown: the catalog holds at most 3 (it is kept in memory, about 1 KB a photo)"))
+        #expect(result.warnings.contains("4 photos not shown: the catalog holds at most 3 (it is kept in memory, about 100 bytes a photo)"))
         #expect(!CatalogScanner(root: library.root, siteTitle: "T").scan().warnings.contains { $0.contains("not shown") })
     }
 

@@ -155,6 +155,14 @@ public struct Catalog: Sendable {
         self.items = CatalogItems(items)
     }
 
+    /// A catalog of the items of `table` (a scan's or a patch's rows).
+    init(siteTitle: String, rootID: String, albums: [String: CatalogAlbum], table: PackedItemTable) {
+        self.siteTitle = siteTitle
+        self.rootID = rootID
+        self.albums = albums
+        self.items = CatalogItems(table)
+    }
+
     /// An empty library (no folder yet).
     public static func empty(siteTitle: String) -> Catalog {
         let rootID = StableID.make("album:")
@@ -284,13 +292,19 @@ struct NaturalKey {
             tokens.append(contentsOf: significant)
             digits.removeAll(keepingCapacity: true)
         }
-        for scalar in name.lowercased().unicodeScalars {
-            if scalar.value >= 0x30 && scalar.value <= 0x39 {
-                digits.append(UInt64(scalar.value))
+        func add(_ value: UInt32) {
+            if value >= 0x30 && value <= 0x39 {
+                digits.append(UInt64(value))
             } else {
                 flush()
-                tokens.append(UInt64(scalar.value) << 32)
+                tokens.append(UInt64(value) << 32)
             }
+        }
+        // Most names are ASCII: lower-cased byte by byte, without a lower-cased copy.
+        if name.utf8.allSatisfy({ $0 < 0x80 }) {
+            for byte in name.utf8 { add(UInt32(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)) }
+        } else {
+            for scalar in name.lowercased().unicodeScalars { add(scalar.value) }
         }
         flush()
         self.tokens = tokens

@@ -11,9 +11,16 @@ extension CatalogScanner {
     /// depends on privacy), an unreadable folder, or more than `maxItems` photos; the caller
     /// then builds the catalog whole.
     func patch(_ catalog: Catalog, folders: [(relativePath: String, entries: FolderEntries)], manifest: Manifest?) -> Catalog? {
-        var table = catalog.items.table
+        let old = catalog.items.table
+        // What leaves the old rows, and the items made for the patched albums, by id.
+        var dropped = Set<Int>()
+        var added: [String: CatalogItem] = [:]
+        var count = old.count
         var albums = catalog.albums
-        let fallbackRoot = catalog.anyRoot ?? LibraryRoot(ImageFiles.realPath(root) ?? root)
+        let fallbackRoot = old.root ?? catalog.anyRoot ?? LibraryRoot(ImageFiles.realPath(root) ?? root)
+        func taken(_ id: String) -> Bool {
+            added[id] != nil || albums[id] != nil || old.row(of: id).map { !dropped.contains($0) } ?? false
+        }
         for (relativePath, entries) in folders {
             guard !entries.unreadable, entries.symlinkTargets.isEmpty, let albumID = catalog.albumID(at: relativePath),
                   var album = albums[albumID] else { return nil }
@@ -22,25 +29,30 @@ extension CatalogScanner {
                 images = CatalogNaming.sortedByDate(images, name: \.name, dates: datesTaken(relativePath))
             }
             let paired = CompanionPairing.pair(images, contentIdentifiers: { contentIdentifiers?(relativePath) ?? [:] })
-            guard table.count - album.itemIDs.count + paired.items.count <= maxItems else { return nil }
+            guard count - album.itemIDs.count + paired.items.count <= maxItems else { return nil }
+            count += paired.items.count - album.itemIDs.count
             // The ids the album's photos had, by relative path: a photo that stays keeps its id.
             var previous: [String: String] = [:]
             for id in album.itemIDs {
-                if let rel = table[id]?.relativePath { previous[rel] = id }
-                table[id] = nil
+                if let item = added.removeValue(forKey: id) {
+                    if let rel = item.relativePath { previous[rel] = id }
+                } else if let row = old.row(of: id), !dropped.contains(row) {
+                    if let rel = old.item(atRow: row).relativePath { previous[rel] = id }
+                    dropped.insert(row)
+                }
             }
             var itemIDs: [String] = []
             var videoCount = 0
             for image in paired.items {
                 let rel = relativePath.isEmpty ? image.name : relativePath + "/" + image.name
-                let id = previous[rel] ?? Self.freshID("item:" + rel, table: table, albums: albums)
+                let id = previous[rel] ?? Self.freshID("item:" + rel, taken: taken)
                 let text = manifest?.items?[rel]
                 var item = CatalogItem(id: id, albumID: albumID, givenTitle: nonEmpty(text?.title), caption: nonEmpty(text?.caption),
                                        source: .file(relativePath: rel, root: fallbackRoot), stamp: image.stamp)
                 item.companions = paired.companions[image.name] ?? []
                 item.sidecar = Self.sidecar(of: image.name, in: entries.sidecars)
                     ?? entries.listedSidecars[image.name].map { SidecarFile(name: "", stamp: $0) }
-                table[id] = item
+                added[id] = item
                 itemIDs.append(id)
                 if ImageFiles.isMovie(name: image.name) { videoCount += 1 }
             }
@@ -48,16 +60,18 @@ extension CatalogScanner {
             album.videoCount = videoCount
             albums[albumID] = album
         }
-        var patched = Catalog(siteTitle: catalog.siteTitle, rootID: catalog.rootID, albums: albums, items: table)
+        var builder = PackedItemTable.Builder(copying: old, dropping: dropped)
+        for item in added.values { builder.append(item) }
+        var patched = Catalog(siteTitle: catalog.siteTitle, rootID: catalog.rootID, albums: albums, table: builder.finish())
         patched.showLocation = catalog.showLocation
         return patched
     }
 
     /// The id a scan gives `key`, re-hashed with a counter while another item or album has it.
-    private static func freshID(_ key: String, table: [String: CatalogItem], albums: [String: CatalogAlbum]) -> String {
+    private static func freshID(_ key: String, taken: (String) -> Bool) -> String {
         var id = StableID.make(key)
         var n = 1
-        while table[id] != nil || albums[id] != nil {
+        while taken(id) {
             id = StableID.make(key + "#\(n)")
             n += 1
         }

@@ -19,8 +19,11 @@ public struct CatalogScanner: Sendable {
     public var siteTitle: String
     /// Deeper folders are ignored (guards against pathological trees).
     public var maxDepth = 24
-    /// At most this many items are catalogued.
-    public var maxItems = 200_000
+    /// At most this many items are catalogued (the catalog keeps every photo in memory, about
+    /// 100 bytes each in its packed table: `PackedItemTable`); a larger library is served
+    /// up to here and the log says how many photos were left out. It was 200,000 when an item
+    /// cost about 1 KB.
+    public var maxItems = 2_000_000
     /// The order of photos in albums the manifest says nothing about (`--sort`). Default by name.
     public var defaultSort: AlbumSort = .name
     /// Dates taken ("YYYY:MM:DD HH:MM:SS") of the photos of one folder (relative path) by file
@@ -58,7 +61,7 @@ public struct CatalogScanner: Sendable {
     /// what the app serves at start while the indexer looks at the folder itself. The
     /// fingerprint differs from a scan's, so the first scan afterwards always replaces it.
     public func build(from listing: LibraryListing) -> Result {
-        build { relativePath, _, state in
+        build(expected: listing.photoCount + listing.folders.count) { relativePath, _, state in
             guard let folder = listing.folders[relativePath] else { return FolderEntries() }
             let base = relativePath.isEmpty ? state.realRoot : state.realRoot + "/" + relativePath
             return FolderEntries(listed: folder, base: base)
@@ -111,8 +114,12 @@ public struct CatalogScanner: Sendable {
     /// Builds the catalog with `list(relativePath, absolutePath, state)` giving each folder's
     /// entries: the file system (`scan`), the index (`build(from:)`), or the catalog store's
     /// kept listings, where only changed folders are listed again.
-    func build(list: (String, String, inout ScanState) -> FolderEntries) -> Result {
+    /// `expected`: about how many photos and folders will come, when the caller knows (the
+    /// tables are made that big at once instead of growing by doubling).
+    func build(expected: Int = 0, list: (String, String, inout ScanState) -> FolderEntries) -> Result {
         var state = ScanState()
+        state.items.reserveCapacity(min(expected, maxItems))
+        state.usedIDs.reserveCapacity(min(expected, maxItems))
         guard let realRoot = ImageFiles.realPath(root) else {
             return Result(catalog: .empty(siteTitle: siteTitle), fingerprint: 0, warnings: ["library root \(root) not found"],
                           unreadableFolders: [""])
@@ -138,10 +145,10 @@ public struct CatalogScanner: Sendable {
         }
         if state.beyondLimit > 0 {
             state.warnings.append("\(state.beyondLimit) photos not shown: the catalog holds at most \(maxItems) (it is kept in memory, "
-                                  + "about 1 KB a photo)")
+                                  + "about 100 bytes a photo)")
         }
         addRemoteItems(manifest?.remote ?? [], rootID: rootID, state: &state, manifest: manifest)
-        var catalog = Catalog(siteTitle: title, rootID: rootID, albums: state.albums, items: state.items)
+        var catalog = Catalog(siteTitle: title, rootID: rootID, albums: state.albums, table: state.items.finish())
         catalog.showLocation = manifest?.showLocation ?? false
         return Result(catalog: catalog, fingerprint: state.fingerprint, warnings: state.warnings,
                       unreadableFolders: state.unreadableFolders, manifest: manifest)
@@ -152,8 +159,10 @@ public struct CatalogScanner: Sendable {
         var realRoot = ""
         var root = LibraryRoot("")
         var albums: [String: CatalogAlbum] = [:]
-        var items: [String: CatalogItem] = [:]
-        var usedIDs = Set<String>()
+        var items = PackedItemTable.Builder()
+        /// The ids given so far, as their numbers (`PackedItemTable.key`): hashing 8 bytes
+        /// instead of a string per photo.
+        var usedIDs = Set<UInt64>()
         var visitedDirs = Set<String>()
         /// Symlinked folders and photos left out, for the log.
         var skippedAliases = 0
@@ -183,11 +192,10 @@ public struct CatalogScanner: Sendable {
         mutating func uniqueID(_ key: String) -> String {
             var id = StableID.make(key)
             var n = 1
-            while usedIDs.contains(id) {
+            while !usedIDs.insert(PackedItemTable.key(id)).inserted {
                 id = StableID.make(key + "#\(n)")
                 n += 1
             }
-            usedIDs.insert(id)
             return id
         }
     }
@@ -288,7 +296,7 @@ public struct CatalogScanner: Sendable {
             item.companions = paired.companions[image.name] ?? []
             item.sidecar = Self.sidecar(of: image.name, in: entries.sidecars)
                 ?? entries.listedSidecars[image.name].map { SidecarFile(name: "", stamp: $0) }
-            state.items[id] = item
+            state.items.append(item)
             itemIDs.append(id)
             if ImageFiles.isMovie(name: image.name) { videoCount += 1 }
         }
@@ -386,10 +394,11 @@ public struct CatalogScanner: Sendable {
             let albumName = nonEmpty(entry.album) ?? "Remote"
             let albumID = remoteAlbum(named: albumName, rootID: rootID, state: &state, manifest: manifest)
             let id = state.uniqueID("url:" + entry.url)
-            state.items[id] = CatalogItem(id: id, albumID: albumID, givenTitle: nonEmpty(entry.title), caption: nonEmpty(entry.caption),
-                                          source: .remote(url: entry.url), stamp: nil)
+            let item = CatalogItem(id: id, albumID: albumID, givenTitle: nonEmpty(entry.title), caption: nonEmpty(entry.caption),
+                                   source: .remote(url: entry.url), stamp: nil)
+            state.items.append(item)
             state.albums[albumID]?.itemIDs.append(id)
-            if ImageFiles.isMovie(name: state.items[id]?.fileName ?? "") { state.albums[albumID]?.videoCount += 1 }
+            if ImageFiles.isMovie(name: item.fileName) { state.albums[albumID]?.videoCount += 1 }
         }
     }
 

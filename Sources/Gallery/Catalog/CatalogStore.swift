@@ -76,11 +76,15 @@ public final class CatalogStore: Sendable {
         // Read before the listing: a pass that lands in between is read again, never missed.
         let generation = index?.generation() ?? 0
         if let listing = index?.listing() {
+            let listed = CatalogStore.now()
             let fromIndex = scanner.build(from: listing)
+            let built = CatalogStore.now()
             state = Mutex((fromIndex.catalog, fromIndex.catalog.publicView(), fromIndex.fingerprint))
             basis = Mutex((fromIndex.manifest, generation))
+            func ms(_ seconds: Double) -> Int { Int(seconds * 1000) }
             log("catalog: \(fromIndex.catalog.albums.count) albums, \(fromIndex.catalog.items.count) items from the index in "
-                + "\(Int((CatalogStore.now() - start) * 1000)) ms; "
+                + "\(ms(CatalogStore.now() - start)) ms (listing \(ms(listed - start)), catalog \(ms(built - listed)), "
+                + "public view \(ms(CatalogStore.now() - built))); "
                 + (indexer != nil ? "scanning in the background" : "following the index another process writes"))
         } else {
             var kept: [String: CatalogScanner.FolderEntries] = [:]
@@ -131,7 +135,8 @@ public final class CatalogStore: Sendable {
     @discardableResult
     public func refresh(force: Bool = false) -> Bool {
         var kept: [String: CatalogScanner.FolderEntries] = [:]
-        let result = scanner.build { relativePath, absolute, state in
+        let current = catalog
+        let result = scanner.build(expected: current.items.count + current.albums.count) { relativePath, absolute, state in
             let entries = scanner.listFolder(relativePath: relativePath, absolute: absolute, realRoot: state.realRoot)
             foldersListed.add(1, ordering: .relaxed)
             if !entries.unreadable { kept[relativePath] = entries }

@@ -11,12 +11,15 @@ public enum StableID {
         hash ^= hash >> 29
         hash = hash &* 0xbf58_476d_1ce4_e5b9
         hash ^= hash >> 32
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8](repeating: 0, count: 12)
-        for i in 0..<12 {
-            out[11 - i] = digits[Int((hash >> (UInt64(i) * 4)) & 0xf)]
+        // Written in place: a catalog build makes one per photo, and two arrays a call were
+        // a noticeable part of it.
+        return String(unsafeUninitializedCapacity: 12) { out in
+            for i in 0..<12 {
+                let nibble = UInt8(truncatingIfNeeded: hash >> (UInt64(i) * 4)) & 0xf
+                out[11 - i] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
+            }
+            return 12
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Whether `text` has the shape of an id (exactly 12 lowercase hex digits).

@@ -384,16 +384,35 @@ public final class LibraryIndex: Sendable {
         guard let listing = read({ db throws(SQLiteError) -> LibraryListing in
             var listing = LibraryListing()
             listing.folders[""] = LibraryListing.Folder()
+            // Rows mostly come folder by folder (the indexer writes a folder's photos together):
+            // they gather in `current` and go into the dictionary when the folder changes, not
+            // with a lookup each.
+            var album = ""
+            var current = LibraryListing.Folder()
+            func flush() {
+                guard !current.images.isEmpty else { return }
+                if listing.folders[album] == nil {
+                    listing.folders[album] = current
+                } else {
+                    listing.folders[album]!.images += current.images
+                    listing.folders[album]!.sidecars.merge(current.sidecars) { $1 }
+                }
+                current = LibraryListing.Folder()
+            }
             try db.run("SELECT album, name, size, mtime_s, mtime_ns, inode, sidecar FROM photos WHERE failure IS NULL") { row in
-                let album = row.text(0) ?? ""
+                let rowAlbum = row.text(0) ?? ""
+                if rowAlbum != album {
+                    flush()
+                    album = rowAlbum
+                }
                 let stamp = FileStamp(size: row.int(2), mtimeSeconds: row.int(3), mtimeNanoseconds: row.int(4),
                                       inode: UInt64(bitPattern: Int64(row.int(5))))
-                listing.folders[album, default: LibraryListing.Folder()].images.append((row.text(1) ?? "", stamp))
-                if let sidecar = row.text(6).flatMap(FileStamp.init(indexText:)) {
-                    listing.folders[album]?.sidecars[row.text(1) ?? ""] = sidecar
-                }
+                let name = row.text(1) ?? ""
+                current.images.append((name, stamp))
+                if let sidecar = row.text(6).flatMap(FileStamp.init(indexText:)) { current.sidecars[name] = sidecar }
                 listing.photoCount += 1
             }
+            flush()
             // Each folder between the root and a photo's folder, listed in its parent once.
             var linked = Set<String>()
             for folder in Array(listing.folders.keys) {

@@ -9,5 +9,13 @@ struct FNV1a {
         for b in bytes { add(UInt64(b)) }
     }
 
-    mutating func add(_ text: String) { add(bytes: text.utf8) }
+    /// Over the string's UTF-8 buffer at once (a catalog build hashes a key per photo).
+    mutating func add(_ text: String) {
+        var text = text
+        var value = self.value
+        text.withUTF8 { bytes in
+            for b in bytes { value = (value ^ UInt64(b)) &* 0x100_0000_01b3 }
+        }
+        self.value = value
+    }
 }

@@ -1,0 +1,103 @@
+import Foundation
+import ImagePipeline
+import Testing
+@testable import Gallery
+
+/// The packed item table (`PackedItemTable`) gives back every item as the catalog had it,
+/// views of it stay exact, a patch replaces one album's rows only, and a library over the old
+/// 200,000-photo cap is served whole.
+@Suite struct PackedItemTableTests {
+    static let root = LibraryRoot("/library")
+
+    /// Items of every shape the table stores apart: a plain photo, one with manifest text, a
+    /// companion and a sidecar, a remote item, an id not of the `StableID` shape, a file under
+    /// another root, a stamp whose nanoseconds overflow 32 bits, a photo outside its album's folder.
+    static func items() -> [String: CatalogItem] {
+        let stamp = FileStamp(size: 1234, mtimeSeconds: 1_700_000_000, mtimeNanoseconds: 999_999_999, inode: 42)
+        var list: [CatalogItem] = [
+            CatalogItem(id: StableID.make("item:A/IMG_1.jpg"), albumID: "albumA", givenTitle: nil, caption: nil,
+                        source: .file(relativePath: "A/IMG_1.jpg", root: root), stamp: stamp),
+            CatalogItem(id: StableID.make("item:A/IMG_20240101_123456_long_name.jpg"), albumID: "albumA", givenTitle: "Given",
+                        caption: "Caption", source: .file(relativePath: "A/IMG_20240101_123456_long_name.jpg", root: root), stamp: stamp),
+            CatalogItem(id: StableID.make("url:https://example.com/x.jpg"), albumID: "remote", givenTitle: nil, caption: nil,
+                        source: .remote(url: "https://example.com/x.jpg"), stamp: nil),
+            CatalogItem(id: "p1", albumID: "root", givenTitle: nil, caption: nil, source: .file(relativePath: "top.jpg", root: root),
+                        stamp: stamp),
+            CatalogItem(id: StableID.make("item:other"), albumID: "albumA", givenTitle: nil, caption: nil,
+                        source: .file(relativePath: "A/other.jpg", root: LibraryRoot("/elsewhere")), stamp: stamp),
+            CatalogItem(id: StableID.make("item:A/odd.jpg"), albumID: "albumA", givenTitle: nil, caption: nil,
+                        source: .file(relativePath: "A/odd.jpg", root: root),
+                        stamp: FileStamp(size: 1, mtimeSeconds: -5, mtimeNanoseconds: Int(Int32.max) + 7, inode: UInt64.max)),
+            CatalogItem(id: StableID.make("item:B/moved.jpg"), albumID: "albumA", givenTitle: nil, caption: nil,
+                        source: .file(relativePath: "B/moved.jpg", root: root), stamp: stamp),
+        ]
+        list[0].companions = [Companion(role: .live, name: "IMG_1.mov", stamp: stamp)]
+        list[0].sidecar = SidecarFile(name: "IMG_1.jpg.xmp", stamp: stamp)
+        return Dictionary(uniqueKeysWithValues: list.map { ($0.id, $0) })
+    }
+
+    @Test func everyItemComesBackAsItWasGiven() {
+        let items = Self.items()
+        let table = CatalogItems(items)
+        #expect(table.count == items.count)
+        for (id, item) in items { #expect(table[id] == item) }
+        #expect(table["p2"] == nil && table["000000000000"] == nil && table[""] == nil)
+        #expect(Set(table.keys) == Set(items.keys))
+        #expect(table.fileCount == items.count - 1)
+    }
+
+    /// A view sees the items of its albums only, through the same rows.
+    @Test func aViewHoldsOnlyItsAlbumsItems() {
+        let items = Self.items()
+        let view = CatalogItems(items).restricted(to: ["albumA"], count: 5)
+        for (id, item) in items { #expect((view[id] != nil) == (item.albumID == "albumA")) }
+        #expect(view.values.allSatisfy { $0.albumID == "albumA" } && view.values.count == 5)
+        #expect(view.fileCount == 5)
+    }
+
+    /// A patch replaces the rows of the changed album and keeps every other item.
+    @Test func aPatchReplacesOneAlbumAndKeepsTheRest() throws {
+        let library = try TestLibrary.make()
+        defer { library.remove() }
+        let scanner = CatalogScanner(root: library.root, siteTitle: "T")
+        let catalog = scanner.scan().catalog
+        let trips = try #require(catalog.albums.values.first { $0.relativePath == "Trips" })
+        var entries = scanner.listFolder(relativePath: "Trips", absolute: library.root + "/Trips",
+                                         realRoot: ImageFiles.realPath(library.root)!)
+        let dropped = entries.images.removeFirst()
+        let patched = try #require(scanner.patch(catalog, folders: [("Trips", entries)], manifest: nil))
+        #expect(patched.items.count == catalog.items.count - 1)
+        #expect(!patched.items.values.contains { $0.fileName == dropped.name })
+        for item in catalog.items.values where item.albumID != trips.id { #expect(patched.items[item.id] == item) }
+        for id in patched.albums[trips.id]!.itemIDs { #expect(patched.items[id] == catalog.items[id]) }
+    }
+
+    /// 250,000 photos from an index listing (over the 200,000 the catalog used to hold): all
+    /// served, no warning, and looked up by id.
+    @Test func aLibraryOverTheOldCapIsServedWhole() throws {
+        let library = try TestLibrary.make()
+        defer { library.remove() }
+        var listing = LibraryListing()
+        listing.folders[""] = LibraryListing.Folder()
+        for a in 0..<250 {
+            let album = String(format: "Album %03d", a)
+            listing.folders[""]!.subfolders.append(album)
+            var folder = LibraryListing.Folder()
+            for p in 0..<1000 {
+                folder.images.append((String(format: "IMG_%04d.jpg", p), FileStamp(size: 1 + p, mtimeSeconds: 1_700_000_000,
+                                                                                  mtimeNanoseconds: p, inode: UInt64(a * 1000 + p))))
+            }
+            listing.folders[album] = folder
+            listing.photoCount += 1000
+        }
+        let result = CatalogScanner(root: library.root, siteTitle: "T").build(from: listing)
+        #expect(result.catalog.items.count == 250_000)
+        #expect(!result.warnings.contains { $0.contains("not shown") })
+        let last = try #require(result.catalog.items[StableID.make("item:Album 249/IMG_0999.jpg")])
+        #expect(last.relativePath == "Album 249/IMG_0999.jpg" && last.fileSize == 1000)
+        // A small cap still says what it left out.
+        var capped = CatalogScanner(root: library.root, siteTitle: "T")
+        capped.maxItems = 1000
+        #expect(capped.build(from: listing).warnings.contains { $0.hasPrefix("249000 photos not shown") })
+    }
+}
