@@ -1,10 +1,10 @@
 /// The body of Deflate blocks: stored bytes, and literal/length/distance symbols written
 /// straight into the caller's output, which is also the match window.
 ///
-/// Symbols run in two loops. The fast loop runs while at least 16 input bytes and 274 output
-/// bytes remain: it refills the bit buffer with one unaligned 8-byte load per symbol (56+ bits,
-/// enough for a 20-bit length and a 28-bit distance with their extra bits), and copies matches
-/// 8 bytes at a time, writing up to 7 bytes past the match (inside the 274-byte slack). The
+/// Symbols run in two loops. The fast loop runs while at least 16 input bytes and 290 output
+/// bytes remain: it refills the bit buffer with one unaligned 8-byte load (56+ bits, enough for
+/// three literals, or a 20-bit length and a 28-bit distance with their extra bits), and copies
+/// matches 16 or 8 bytes at a time, writing up to 15 bytes past the match (inside the slack). The
 /// careful loop finishes the block byte by byte near either end, where zlib's exact stopping
 /// points (truncation, full output) are decided.
 struct InflateBlock {
@@ -27,7 +27,7 @@ struct InflateBlock {
 
     private static let litlenMask = (1 << InflateTables.litlenBits) &- 1
     private static let distanceMask = (1 << InflateTables.distanceBits) &- 1
-    private static let fastOutputSlack = 258 + 16
+    private static let fastOutputSlack = 258 + 32
     private static let fastInputSlack = 16
 
     /// A stored block: LEN, NLEN, then LEN bytes copied (as many as input and output allow).
@@ -72,6 +72,32 @@ struct InflateBlock {
             count |= 56
 
             var entry = litlen[Int(truncatingIfNeeded: buf) & Self.litlenMask]
+            if entry & InflateTables.literalFlag != 0 {
+                // Up to three literals per refill (15 bits each at most), the common run in
+                // image data; a following non-literal is kept and decoded after a refill.
+                buf &>>= UInt64(entry & 0xFF)
+                count &-= Int(entry & 0xFF)
+                o.pointee = UInt8(truncatingIfNeeded: entry >> 16)
+                o += 1
+                entry = litlen[Int(truncatingIfNeeded: buf) & Self.litlenMask]
+                if entry & InflateTables.literalFlag != 0 {
+                    buf &>>= UInt64(entry & 0xFF)
+                    count &-= Int(entry & 0xFF)
+                    o.pointee = UInt8(truncatingIfNeeded: entry >> 16)
+                    o += 1
+                    entry = litlen[Int(truncatingIfNeeded: buf) & Self.litlenMask]
+                    if entry & InflateTables.literalFlag != 0 {
+                        buf &>>= UInt64(entry & 0xFF)
+                        count &-= Int(entry & 0xFF)
+                        o.pointee = UInt8(truncatingIfNeeded: entry >> 16)
+                        o += 1
+                        continue
+                    }
+                }
+                buf |= UInt64(littleEndian: UnsafeRawPointer(next).loadUnaligned(as: UInt64.self)) &<< UInt64(count)
+                next += (63 &- count) >> 3
+                count |= 56
+            }
             if entry & InflateTables.exceptionalFlags != 0 {
                 if entry & InflateTables.subtableFlag != 0 {
                     buf &>>= UInt64(entry & 0xFF)
@@ -125,7 +151,16 @@ struct InflateBlock {
     private static func copyMatch(_ dst: UnsafeMutablePointer<UInt8>, distance: Int, length: Int) {
         let stop = dst + length
         var d = UnsafeMutableRawPointer(dst)
-        if distance >= 8 {
+        if distance >= 16 {
+            var s = UnsafeRawPointer(dst - distance)
+            repeat {
+                let a = s.loadUnaligned(as: UInt64.self), b = s.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                d.storeBytes(of: a, as: UInt64.self)
+                d.storeBytes(of: b, toByteOffset: 8, as: UInt64.self)
+                s += 16
+                d += 16
+            } while d < UnsafeMutableRawPointer(stop)
+        } else if distance >= 8 {
             var s = UnsafeRawPointer(dst - distance)
             repeat {
                 d.storeBytes(of: s.loadUnaligned(as: UInt64.self), as: UInt64.self)
@@ -139,10 +174,17 @@ struct InflateBlock {
                 d += 8
             } while d < UnsafeMutableRawPointer(stop)
         } else {
-            var p = dst
+            // Distances 2-7: the first 8 bytes one at a time lay down the repeating pattern;
+            // after that it also repeats every `step` (the first multiple of the distance of
+            // at least 8), so the rest copies in 8-byte words from `step` back.
             let src = dst - distance
-            var i = 0
-            while p < stop { p.pointee = src[i]; p += 1; i &+= 1 }
+            for i in 0..<8 { dst[i] = src[i] }
+            let step = distance &* ((8 &+ distance &- 1) / distance)
+            d += 8
+            while d < UnsafeMutableRawPointer(stop) {
+                d.storeBytes(of: (d - step).loadUnaligned(as: UInt64.self), as: UInt64.self)
+                d += 8
+            }
         }
     }
 
