@@ -11,6 +11,7 @@ import ImagePipeline
 /// in the scratch folder from its first JPEG: a 1600 px GIF (ImageMagick), 3000 px TIFFs
 /// (uncompressed, LZW with the predictor, tiled Deflate: `convert` and `tiffcp`), and a DNG
 /// whose preview is the photo at 2048 px (written here, laid out as make_fixtures.py does).
+/// Between them, `InflateBench`: our inflate against zlib's on tiled-TIFF-like streams.
 enum StillsBench {
     static let thumbSize = 480
 
@@ -29,6 +30,7 @@ enum StillsBench {
     static func run(_ context: BenchContext) {
         let photo = context.photos([".jpg", ".jpeg"]).first
         decodes(context, photo: photo)
+        InflateBench.run(context, photo: photo)
         raws(context, photo: photo)
     }
 

@@ -54,4 +54,16 @@ struct FuzzRegressionTests {
         }
         print("fuzz findings: \(inputs) EXIF inputs, no crash")
     }
+
+    @Test("inflate findings (fuzz-inflate): ours and zlib end the same way with the same bytes")
+    func inflateFindings() throws {
+        var inputs = 0
+        for url in findings("fuzz-inflate") {
+            let bytes = try [UInt8](Data(contentsOf: url))
+            inputs += 1
+            let problem = bytes.withUnsafeBufferPointer { InflateDifferential.check(fuzzInput: $0) }
+            #expect(problem == nil, "\(url.lastPathComponent): \(problem ?? "")")
+        }
+        print("fuzz findings: \(inputs) inflate inputs, ours and zlib agree")
+    }
 }

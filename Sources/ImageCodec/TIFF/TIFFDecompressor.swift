@@ -1,5 +1,3 @@
-import CZlib
-
 /// Turns one stored block (strip or tile) into its raw sample bytes: uncompressed, PackBits,
 /// LZW (TIFF's MSB-first flavour with early code-width change) or Deflate.
 ///
@@ -47,26 +45,21 @@ enum TIFFDecompressor {
         return o
     }
 
-    /// A zlib stream (Adobe Deflate, and the older 32946) inflated straight into `out`.
+    /// A zlib stream (Adobe Deflate, and the older 32946) inflated straight into `out` by our
+    /// own `Inflate`, matching libtiff with libdeflate (Debian's build): the Adler-32 is checked
+    /// when the stream ends inside the block, a stream that would overflow the block is cut at
+    /// the block's end without error (libtiff accepts it: some writers put a whole strip's rows
+    /// in a short last strip), and data that runs out keeps what it produced.
     static func inflate(_ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>, capacity: Int) throws -> Int {
-        guard let base = input.baseAddress, input.count > 0, capacity > 0 else { return 0 }
-        let z = try ZlibStream(.inflate)
-        var produced = 0
-        var consumed = 0
-        // avail_in/avail_out are 32-bit: feed at most 1 GiB per call.
-        while produced < capacity {
-            let inChunk = min(input.count - consumed, 1 << 30), outChunk = min(capacity - produced, 1 << 30)
-            z.setInput(base + consumed, count: inChunk)
-            z.setOutput(out + produced, count: outChunk)
-            let status = CZlib.inflate(z.stream, Z_NO_FLUSH)
-            consumed += inChunk - z.availableIn
-            produced += outChunk - z.availableOut
-            if status == Z_STREAM_END { break }
-            guard status == Z_OK else {
-                if status == Z_BUF_ERROR { break }
-                throw ImageCodecError(.corrupt, "TIFF Deflate block: \(z.describe(status))")
+        guard input.count > 0, capacity > 0 else { return 0 }
+        do {
+            return try Inflate.zlib(input, into: out, capacity: capacity)
+        } catch {
+            switch error {
+            case .outputFull: return capacity
+            case .truncated(let produced): return produced
+            default: throw ImageCodecError(.corrupt, "TIFF Deflate block: \(error)")
             }
         }
-        return produced
     }
 }
