@@ -209,4 +209,28 @@ import Testing
         #expect(second.contains("p65"))
         #expect(h.send("/album/\(id)?page=3").status == 404)
     }
+
+    /// A folder of many albums shows `albumsPerPage` of them per page, whatever its photos do.
+    @Test func albumTilesArePaged() throws {
+        let library = try TestLibrary.make()
+        for i in 1...9 {
+            let folder = library.root + "/Empty/Sub \(i)"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: Fixtures.jpeg("odd_2x2_420.jpg"), toPath: folder + "/p.jpg")
+        }
+        let h = try Harness(library: library, pageSize: 1)
+        let perPage = GalleryApp.albumsPerPage(1)
+        #expect(perPage == 4)
+        let id = h.album(titled: "Empty").id
+        func subalbums(_ html: String) -> [Int] {
+            (1...9).filter { html.contains(">Sub \($0)<") }
+        }
+        let pages = (1...3).map { Self.text(h.send("/album/\(id)\($0 == 1 ? "" : "?page=\($0)")")) }
+        #expect(subalbums(pages[0]) == [1, 2, 3, 4])
+        #expect(subalbums(pages[1]) == [5, 6, 7, 8])
+        #expect(subalbums(pages[2]) == [9])
+        #expect(pages[0].contains("href=\"/album/\(id)?page=3\""))
+        #expect(pages[0].contains("9 albums"))
+        #expect(h.send("/album/\(id)?page=4").status == 404)
+    }
 }
