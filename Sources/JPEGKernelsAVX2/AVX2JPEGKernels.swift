@@ -14,6 +14,11 @@ package enum AVX2JPEGKernels {
         ScaledIDCT.idct8x8($0, $1, $2, $3)
     }
 
+    /// `YCbCrLanes.ycbcrToRGB`: one row of YCbCr samples to interleaved RGB.
+    package static let ycbcrToRGB: @convention(c) (UnsafePointer<UInt8>, UnsafePointer<UInt8>, UnsafePointer<UInt8>, Int, UnsafeMutablePointer<UInt8>) -> Void = {
+        YCbCrLanes.ycbcrToRGB(y: $0, cb: $1, cr: $2, count: $3, $4)
+    }
+
     /// `Upsampler.fancyH2V1`: one row, twice as wide.
     package static let fancyH2V1: @convention(c) (UnsafePointer<UInt8>, Int, UnsafeMutablePointer<UInt8>) -> Void = {
         Upsampler.fancyH2V1($0, width: $1, $2)

@@ -100,6 +100,38 @@ struct KernelDispatchTests {
         print("kernel dispatch: \(checked) upsampled rows compared, \(mismatches) mismatches")
         #expect(mismatches == 0)
     }
+
+    @Test("YCbCr → RGB: all 16.7 million inputs, and rows of every length up to 40, nothing written past the row")
+    func colourConversion() {
+        let convert = (sets.0.ycbcrToRGB, sets.1.ycbcrToRGB)
+        var y = [UInt8](repeating: 0, count: 65536), cb = y
+        for i in 0..<65536 {
+            y[i] = UInt8(i & 255)
+            cb[i] = UInt8(i >> 8)
+        }
+        var mismatches = 0
+        for crValue in 0..<256 {
+            let cr = [UInt8](repeating: UInt8(crValue), count: 65536)
+            var a = [UInt8](repeating: 0, count: 3 * 65536), b = a
+            convert.0(y, cb, cr, 65536, &a)
+            convert.1(y, cb, cr, 65536, &b)
+            if a != b { mismatches += 1 }
+        }
+        var rng = SplitMix64(seed: 9)
+        for count in 0...40 {
+            let ry = (0..<count + 8).map { _ in UInt8(rng.int(0...255)) }
+            let rcb = (0..<count + 8).map { _ in UInt8(rng.int(0...255)) }
+            let rcr = (0..<count + 8).map { _ in UInt8(rng.int(0...255)) }
+            var a = [UInt8](repeating: 0xA5, count: 3 * count + 8), b = a
+            convert.0(ry, rcb, rcr, count, &a)
+            convert.1(ry, rcb, rcr, count, &b)
+            if a != b || a[(3 * count)...].contains(where: { $0 != 0xA5 }) || b[(3 * count)...].contains(where: { $0 != 0xA5 }) {
+                mismatches += 1
+            }
+        }
+        print("kernel dispatch: YCbCr → RGB on 256 planes of 65,536 inputs and 41 short rows, \(mismatches) mismatches")
+        #expect(mismatches == 0)
+    }
 }
 
 /// The dequantisation input of every block of a JPEG at full size, from the decoder's own scan

@@ -24,13 +24,23 @@ enum BaselineScanDecoder {
         // 40 bits; the single-symbol paths fill for themselves): refilling whenever fewer than
         // 40 bits were left meant a refill every two or three lookups.
         if let skip {
+            // The valid bits left-aligned in `window`: a lookup is then one shift, and consuming
+            // one more (the reader's accumulator only changes at a fill). Each entry's index
+            // depends on the previous entry, so this chain sets the pace of a 1/8 decode.
+            var window = r.acc &<< UInt64(truncatingIfNeeded: 64 &- r.bits)
             while k < 64 {
-                if r.bits < ACSkipTable.bits { r.fill() }
-                let e = skip[r.peek(ACSkipTable.bits)]
-                if e != 0 && k &+ Int((e &>> 8) & 0xFF) < 64 {
-                    r.skip(Int(e & 0xFF))
-                    if e & ACSkipTable.endOfBlock != 0 { break }
-                    k &+= Int((e &>> 16) & 0xFF)
+                if r.bits < ACSkipTable.bits {
+                    r.fill()
+                    window = r.acc &<< UInt64(truncatingIfNeeded: 64 &- r.bits)
+                }
+                let e = skip[Int(truncatingIfNeeded: window &>> UInt64(64 &- ACSkipTable.bits))]
+                // Also false for an entry with no symbol (its field is 255).
+                if k &+ Int((e &>> 8) & 0xFF) < 64 {
+                    let used = e & 0xFF
+                    r.skip(Int(used))
+                    window &<<= UInt64(used)
+                    // End-of-block adds 64, which ends the loop.
+                    k &+= Int(e &>> 16)
                     continue
                 }
                 let rs = r.decodeSymbol(t.ac)
@@ -42,6 +52,7 @@ enum BaselineScanDecoder {
                     if run != 15 { break }
                     k &+= 16
                 }
+                window = r.acc &<< UInt64(truncatingIfNeeded: 64 &- r.bits)
             }
         } else {
             while k < 64 {
@@ -109,14 +120,21 @@ enum BaselineScanDecoder {
         let (ct, keep) = try huffmanTables(for: scan, tables)
         let plan = renderer.plan
         let comps = scan.components
-        var skipTables: [ACSkipTable] = []
+        // One skip table per AC table: the chroma components usually share theirs.
+        var skipTables: [(id: ObjectIdentifier, table: ACSkipTable)] = []
         var slotList: [BlockSlot] = []
         for (i, c) in comps.enumerated() {
             let p = plan.components[c]
             var skip: UnsafePointer<UInt32>? = nil
             if p.idctSize == 1 {
-                let table = ACSkipTable(ct[i].ac)
-                skipTables.append(table)
+                let id = ObjectIdentifier(keep[2 &* i &+ 1])
+                let table: ACSkipTable
+                if let built = skipTables.first(where: { $0.id == id }) {
+                    table = built.table
+                } else {
+                    table = ACSkipTable(ct[i].ac)
+                    skipTables.append((id, table))
+                }
                 skip = UnsafePointer(table.entries)
             }
             let (v, h) = comps.count > 1 ? (p.v, p.h) : (1, 1)

@@ -8,7 +8,8 @@
 // 16-bit lanes (exact: 91881 = 65536 + 26345, 116130 = 131072 − 14942, −46802 = −65536 +
 // 18734, so every multiplier fits pmaddwd) was slower as written, 121-168 M: `clamped` and a
 // shift-and-mask clamp both compiled to per-lane code, and the RGB interleave went through
-// lane extracts. Worth another try with a pack-based clamp and interleave.
+// lane extracts. The AVX2 kernel set has its own lane version (`JPEGKernelsAVX2/YCbCrLanes`,
+// chosen through `KernelDispatch`); these tables stay the portable path.
 
 /// libjpeg's `build_ycc_rgb_table` (SCALEBITS 16), x = sample − 128, laid out as
 /// Cr→R [0, 256), Cb→B [256, 512), Cr→G [512, 768), Cb→G [768, 1024).

@@ -195,7 +195,7 @@ final class MCURowRenderer {
             let w = plan.outWidth
             switch plan.colorSpace {
             case .gray: out.update(from: rows[0], count: w)
-            case .ycbcr: ColourToRGB.ycbcrToRGB(y: rows[0], cb: rows[1], cr: rows[2], count: w, out)
+            case .ycbcr: kernels.ycbcrToRGB(rows[0], rows[1], rows[2], w, out)
             case .rgb: ColourToRGB.interleaveRGB(r: rows[0], g: rows[1], b: rows[2], count: w, out)
             case .cmyk:
                 if let t = cmykTransform {

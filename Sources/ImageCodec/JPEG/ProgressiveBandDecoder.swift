@@ -5,9 +5,12 @@
 /// scans in the same order as in the whole-image decode, so the pixels are the same; the store
 /// is one iMCU row instead of the whole image (a 16.8 MP 4:4:4 file at 2/8: 90 kB instead of
 /// 46 MB), and it stays in cache while all the scans work on it.
+///
+/// Scans that can change no position the scaled IDCTs read are not decoded at all
+/// (`ProgressiveScanLayout.scansNeeded`): at 1/8 that is every AC scan, most of the file.
 enum ProgressiveBandDecoder {
     /// Decodes every band into `renderer`'s output and appends the warnings the whole-image
-    /// decode would give, in its order. Returns false, with the output incomplete, if a scan's
+    /// decode would give, in its order, except those about the data of skipped scans. Returns false, with the output incomplete, if a scan's
     /// data did not end at the marker the layout found (which a well-formed layout rules out:
     /// a guard, after which the caller decodes the whole-image way).
     static func decode(_ layout: ProgressiveScanLayout, _ h: JPEGDecoder.Headers, plan: DecodePlan,
@@ -19,13 +22,16 @@ enum ProgressiveBandDecoder {
         for e in layout.entries {
             try JPEGDecoder.latchQuantTables(e.scan, h.frame, e.tables, renderer)
             let reader = BitReader(base: base, count: data.count, pos: e.start)
+            // Built for skipped scans too: an undefined Huffman table is an error either way.
             decoders.append(try ProgressiveScanDecoder(scan: e.scan, tables: e.tables, reader: reader))
         }
+        let needed = ProgressiveScanLayout.scansNeeded(layout.entries.map(\.scan), kept: store.planes.map(\.keptMask))
+        let read = decoders.indices.filter { needed[$0] }
         // Only smoothing reads it, and a layout exists only where smoothing does not apply.
         var lastGoodIMCURow = 0
         for band in 0..<plan.bands {
             store.clear()
-            for s in decoders.indices {
+            for s in read {
                 decoders[s].decode(throughBand: band, frame: h.frame, plan: plan, store: store, lastGoodIMCURow: &lastGoodIMCURow)
             }
             renderer.fill(band: band, from: store, smoother: nil)
@@ -33,7 +39,13 @@ enum ProgressiveBandDecoder {
         }
         renderer.emit(band: plan.bands - 1)
         var found: [String] = []
-        for (e, decoder) in zip(layout.entries, decoders) {
+        for ((e, decoder), wasRead) in zip(zip(layout.entries, decoders), needed) {
+            // A skipped scan reports nothing about its own data (corrupt codes, restart
+            // markers, stray bytes before its end marker): none of it can change a pixel.
+            guard wasRead else {
+                found += e.followingWarnings
+                continue
+            }
             found += decoder.warnings
             guard let between = markerWalk(from: decoder.reader, to: e, data) else { return false }
             found += between + e.followingWarnings

@@ -73,6 +73,40 @@ struct ProgressiveScanLayout {
         self.metadata = metadata
     }
 
+    /// Which scans a decode must entropy-decode when the IDCT of component c reads only the
+    /// zigzag positions in `kept[c]` (`CoefficientStore.Plane.keptMask`); the others are skipped
+    /// whole (at 1/8 every AC scan: the 1×1 IDCT reads only the DC).
+    ///
+    /// An AC scan is needed when it can write a needed position. That is more than its band
+    /// [Ss, Se]: with corrupt data a first scan's run can carry the position up to Se + 15 (past
+    /// 63 it aliases 63) and a refinement's new value can land on Se + 1, as in libjpeg. A needed
+    /// scan reads the masks of its band (refinement runs count zero positions, correction bits
+    /// follow non-zero ones), so the earlier scans writing there are needed too: hence the walk
+    /// from the last scan back, adding each needed scan's band to the component's needed set.
+    /// DC scans are always needed. Smoothing decisions come from the scan headers, which the
+    /// layout reads whether or not a scan is decoded.
+    static func scansNeeded(_ scans: [JPEGScanHeader], kept: [UInt64]) -> [Bool] {
+        var needed = kept
+        var decode = [Bool](repeating: true, count: scans.count)
+        for i in scans.indices.reversed() {
+            let scan = scans[i]
+            guard scan.ss > 0, let c = scan.components.first, c < needed.count else { continue }
+            let reachEnd = min(63, scan.ah == 0 ? scan.se &+ 15 : scan.se &+ 1)
+            if needed[c] & Self.positions(scan.ss, reachEnd) != 0 {
+                needed[c] |= Self.positions(scan.ss, scan.se)
+            } else {
+                decode[i] = false
+            }
+        }
+        return decode
+    }
+
+    /// Bits `low...high` (0 ≤ low ≤ high ≤ 63).
+    static func positions(_ low: Int, _ high: Int) -> UInt64 {
+        let top: UInt64 = high >= 63 ? .max : (UInt64(1) &<< UInt64(truncatingIfNeeded: high &+ 1)) &- 1
+        return top & ~((UInt64(1) &<< UInt64(truncatingIfNeeded: low)) &- 1)
+    }
+
     /// The first marker at or after `from` that is not RSTn, stuffing (FF 00) or fill (FF FF),
     /// as (code, position after the code); nil at the end of the input.
     static func endOfEntropyData(_ base: UnsafePointer<UInt8>, _ count: Int, from: Int) -> (UInt8, Int)? {

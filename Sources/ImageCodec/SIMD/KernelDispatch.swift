@@ -10,12 +10,14 @@ import JPEGKernelsAVX2
 /// them on random and real input).
 ///
 /// Measured (callgrind and CPU time, 20 MP 4:2:2 baseline, full size; docs/performance.md):
-/// the 8×8 IDCT and the fancy upsamplers are where the AVX2 build pays; for WebP, the VP8 loop
+/// the 8×8 IDCT, the fancy upsamplers and YCbCr → RGB are where the AVX2 build pays; for WebP, the VP8 loop
 /// filter and YUV→RGB conversion, whose 16-lane vectors are one register each with AVX2.
 struct KernelDispatch: Sendable {
     typealias IDCT = @convention(c) (UnsafePointer<Int16>, UnsafePointer<UInt16>, UnsafeMutablePointer<UInt8>, Int) -> Void
     typealias RowUpsample = @convention(c) (UnsafePointer<UInt8>, Int, UnsafeMutablePointer<UInt8>) -> Void
     typealias TwoRowUpsample = @convention(c) (UnsafePointer<UInt8>, UnsafePointer<UInt8>, Int, UnsafeMutablePointer<UInt8>) -> Void
+    /// Y, Cb and Cr rows of `count` samples to interleaved RGB.
+    typealias ColourRow = @convention(c) (UnsafePointer<UInt8>, UnsafePointer<UInt8>, UnsafePointer<UInt8>, Int, UnsafeMutablePointer<UInt8>) -> Void
 
     /// `VP8LoopFilter.simple(y:stride:left:top:inner:limit:)`.
     typealias VP8SimpleFilter = @convention(c) (UnsafeMutablePointer<UInt8>, Int, Bool, Bool, Bool, Int32) -> Void
@@ -30,6 +32,9 @@ struct KernelDispatch: Sendable {
     let idct8x8: IDCT
     let fancyH2V1: RowUpsample
     let fancyH2V2: TwoRowUpsample
+    /// JPEG YCbCr → RGB: libjpeg's tables in the portable set (`ColourToRGB`), the same formulas
+    /// on 32-bit lanes in the AVX2 set (`YCbCrLanes`).
+    let ycbcrToRGB: ColourRow
     let vp8SimpleFilter: VP8SimpleFilter
     let vp8NormalFilter: VP8NormalFilter
     let vp8ConvertRow: VP8ConvertRow
@@ -39,6 +44,7 @@ struct KernelDispatch: Sendable {
         idct8x8: { ScaledIDCT.idct8x8($0, $1, $2, $3) },
         fancyH2V1: { Upsampler.fancyH2V1($0, width: $1, $2) },
         fancyH2V2: { Upsampler.fancyH2V2(near: $0, far: $1, width: $2, $3) },
+        ycbcrToRGB: { ColourToRGB.ycbcrToRGB(y: $0, cb: $1, cr: $2, count: $3, $4) },
         vp8SimpleFilter: { VP8LoopFilter.simple(y: $0, stride: $1, left: $2, top: $3, inner: $4, limit: $5) },
         vp8NormalFilter: {
             VP8LoopFilter.normal(y: $0, u: $1, v: $2, yStride: $3, uvStride: $4, left: $5, top: $6, inner: $7,
@@ -55,6 +61,7 @@ struct KernelDispatch: Sendable {
         guard gallery_cpu_runs_avx2_kernels() != 0 else { return nil }
         return KernelDispatch(name: "avx2", idct8x8: AVX2JPEGKernels.idct8x8,
                               fancyH2V1: AVX2JPEGKernels.fancyH2V1, fancyH2V2: AVX2JPEGKernels.fancyH2V2,
+                              ycbcrToRGB: AVX2JPEGKernels.ycbcrToRGB,
                               vp8SimpleFilter: AVX2WebPKernels.vp8SimpleFilter, vp8NormalFilter: AVX2WebPKernels.vp8NormalFilter,
                               vp8ConvertRow: AVX2WebPKernels.vp8ConvertRow)
         #else
