@@ -1,0 +1,315 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Whether the CTB rows of a wavefront (WPP) slice segment may be decoded on two threads.
+enum HEVCWavefrontMode: Sendable {
+    /// One thread, substreams one after another.
+    case serial
+    /// Two threads when the process may run on more than one CPU and the segment is big
+    /// enough to gain (`HEVCWavefront.minimumLumaSamples`).
+    case automatic
+    /// Two threads whenever the stream allows it, whatever its size (tests).
+    case always
+}
+
+/// Decodes the CTB rows of a slice segment with `entropy_coding_sync_enabled_flag` on two
+/// threads (H.265 9.3.1, 9.3.2.4): x265's default, and the 720p poster's.
+///
+/// Each CTB row is its own substream, located through `entry_point_offset_minus1` (sizes in
+/// escaped bytes, mapped to RBSP positions through the NAL unit's emulation prevention
+/// positions). Row k of the segment starts with the contexts row k - 1 held after its second
+/// CTB, and its CTB x may start once row k - 1 has finished CTB x + 1: intra prediction reads
+/// samples and modes up to the CTB above and to the right, and the row's first CTB needs those
+/// contexts. The calling thread decodes rows 0, 2, 4, … with its own decoder, a second thread
+/// rows 1, 3, 5, … with a second decoder over the same frame; every CTB is decoded by the
+/// same code from the same contexts and neighbours as the serial decode, so the planes are
+/// identical. The loop filters run after the whole picture, as in the serial path.
+///
+/// Progress per row is published under a pthread mutex and condition (waiters are woken only
+/// when they wait), which also orders the samples and per-block facts a row writes before the
+/// row below reads them. A failure on either thread (damaged data, entry points that do not
+/// match where a row's substream ends, the caller's stop) stops both; the segment's rows are
+/// then reset and decoded again serially, so any stream decodes to what the serial path gives,
+/// errors included. Taken only for a whole frame (not `HEVCRowStream`'s window), one tile, a
+/// segment starting at a row start and whose entry points give one substream per row.
+final class HEVCWavefront: @unchecked Sendable {
+    /// Segments smaller than this (luma samples of their rows) are decoded on one thread in
+    /// `.automatic` mode: starting a thread costs about as much as a few CTBs.
+    static let minimumLumaSamples = 256 * 256
+
+    /// CPUs this process may run on, read once: the `Cpus_allowed` mask of /proc/self/status
+    /// (which `taskset` and cpusets narrow; glibc's `sched_getaffinity` is not visible to
+    /// Swift), or the online CPUs where that cannot be read.
+    static let usableCPUs: Int = {
+        let online = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let fd = open("/proc/self/status", O_RDONLY)
+        guard fd >= 0 else { return online }
+        defer { close(fd) }
+        var text: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while text.count < 1 << 16 {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { break }
+            text += chunk[0..<n]
+        }
+        let key = Array("\nCpus_allowed:".utf8)
+        guard let at = text.indices.first(where: { text[$0...].starts(with: key) }) else { return online }
+        var count = 0
+        for byte in text[(at + key.count)...] {
+            if byte == UInt8(ascii: "\n") { break }
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            default: continue
+            }
+            count += digit.nonzeroBitCount
+        }
+        return count > 0 ? count : online
+    }()
+
+    /// Where the rows of one slice segment are: the first CTB row, per row of the segment the
+    /// RBSP byte its substream starts at, and the end of the RBSP. Each row's engine may read
+    /// on to that end, as the serial one does, so that a damaged row reads the same bytes.
+    struct Plan {
+        let firstRow: Int
+        let starts: [Int]
+        let end: Int
+        var rows: Int { starts.count }
+    }
+
+    /// The plan for decoding `header`'s segment of `unit` on two threads, or nil when the
+    /// segment must be decoded serially (see the type's conditions).
+    static func plan(for decoder: HEVCSliceDecoder, unit: HEVCNALUnit, header: HEVCSliceHeader) -> Plan? {
+        let frame = decoder.frame, pps = decoder.pps, layout = frame.layout
+        guard decoder.wavefront != .serial, pps.entropyCodingSync, !pps.tilesEnabled, !frame.windowed,
+              decoder.startRow == nil else { return nil }
+        let w = layout.widthInCtbs
+        let rows = header.entryPointOffsets.count + 1
+        let firstRow = header.segmentAddress / w
+        guard w >= 2, rows >= 2, header.segmentAddress % w == 0, firstRow + rows <= layout.heightInCtbs else { return nil }
+        if decoder.wavefront == .automatic {
+            let samples = rows * w << (2 * decoder.sps.log2CtbSize)
+            guard usableCPUs > 1, samples >= minimumLumaSamples else { return nil }
+        }
+        for ctb in (firstRow * w)..<((firstRow + rows) * w) where frame.ctbSliceAddress[ctb] >= 0 { return nil }
+        let count = unit.rbsp.count
+        var starts = [header.dataOffset]
+        var escaped = unit.escapedPosition(rbsp: header.dataOffset)
+        for offset in header.entryPointOffsets {
+            escaped += offset
+            let start = unit.rbspPosition(escaped: escaped)
+            guard start > starts[starts.count - 1], start < count else { return nil }
+            starts.append(start)
+        }
+        return Plan(firstRow: firstRow, starts: starts, end: count)
+    }
+
+    /// Decodes the segment `plan` describes with `decoder` and a second decoder on a second
+    /// thread. False when that failed or could not start: the caller resets the rows
+    /// (`HEVCFrame.resetRows`) and decodes the segment serially.
+    static func decode(_ plan: Plan, decoder: HEVCSliceDecoder, rbsp: UnsafePointer<UInt8>) -> Bool {
+        let helper = decoder.wavefrontPartner()
+        let run = HEVCWavefront(plan: plan, rbsp: rbsp, helper: helper)
+        guard run.start() else { return false }
+        run.decodeRows(parity: 0, with: decoder)
+        run.join()
+        guard !run.failed else { return false }
+        // Leave the calling decoder as the serial decode would: the last wavefront storage and,
+        // for a dependent segment to follow, the state at the segment's end.
+        let last = plan.rows - 1
+        let saved = run.done[last] >= 2 ? last : last - 1
+        decoder.wppContexts.update(from: run.rowContexts + saved * HEVCCABACTables.count, count: HEVCCABACTables.count)
+        if last % 2 == 1 {
+            decoder.sliceEndContexts.update(from: helper.sliceEndContexts, count: HEVCCABACTables.count)
+            decoder.lastQpY = helper.lastQpY
+        }
+        return true
+    }
+
+    let plan: Plan
+    let rbsp: UnsafePointer<UInt8>
+    private let helper: HEVCSliceDecoder
+    /// Per row of the segment: the contexts after its second CTB, and its CTBs decoded.
+    let rowContexts: UnsafeMutablePointer<UInt8>
+    let done: UnsafeMutablePointer<Int>
+    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    // Guarded by `lock`.
+    private var stopped = false
+    private var waiting = 0
+    private var thread = pthread_t()
+
+    private init(plan: Plan, rbsp: UnsafePointer<UInt8>, helper: HEVCSliceDecoder) {
+        self.plan = plan
+        self.rbsp = rbsp
+        self.helper = helper
+        rowContexts = .allocate(capacity: plan.rows * HEVCCABACTables.count)
+        rowContexts.initialize(repeating: 0, count: plan.rows * HEVCCABACTables.count)
+        done = .allocate(capacity: plan.rows)
+        done.initialize(repeating: 0, count: plan.rows)
+        pthread_mutex_init(lock, nil)
+        pthread_cond_init(changed, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(changed)
+        pthread_mutex_destroy(lock)
+        changed.deallocate()
+        lock.deallocate()
+        rowContexts.deallocate()
+        done.deallocate()
+    }
+
+    /// Starts the second thread on the odd rows; false when it cannot be started.
+    private func start() -> Bool {
+        // The closure captures nothing (a capturing one crashes the 6.3.1 compiler in Swift 6
+        // mode): the run travels as a retained context, released when the thread ends.
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let rc = pthread_create(&thread, nil, { raw in
+            guard let raw else { return nil }
+            let run = Unmanaged<HEVCWavefront>.fromOpaque(raw).takeRetainedValue()
+            run.decodeRows(parity: 1, with: run.helper)
+            return nil
+        }, context)
+        guard rc == 0 else {
+            Unmanaged<HEVCWavefront>.fromOpaque(context).release()
+            return false
+        }
+        return true
+    }
+
+    private func join() { pthread_join(thread, nil) }
+
+    /// Whether either thread gave up.
+    var failed: Bool {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        return stopped
+    }
+
+    /// Decodes rows `parity`, `parity + 2`, … of the segment with `decoder`, stopping both
+    /// threads at the first failure.
+    private func decodeRows(parity: Int, with decoder: HEVCSliceDecoder) {
+        var k = parity
+        while k < plan.rows {
+            do {
+                try decoder.decodeWavefrontRow(k, of: self)
+            } catch {
+                stop()
+                return
+            }
+            k += 2
+        }
+    }
+
+    /// Row `k` has decoded `count` CTBs.
+    func publish(row k: Int, count: Int) {
+        pthread_mutex_lock(lock)
+        done[k] = count
+        if waiting > 0 { pthread_cond_broadcast(changed) }
+        pthread_mutex_unlock(lock)
+    }
+
+    /// Waits until row `k` has decoded at least `count` CTBs; returns how many it has, or nil
+    /// once the run has stopped.
+    func wait(row k: Int, count: Int) -> Int? {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        while done[k] < count && !stopped {
+            waiting += 1
+            pthread_cond_wait(changed, lock)
+            waiting -= 1
+        }
+        return stopped ? nil : done[k]
+    }
+
+    private func stop() {
+        pthread_mutex_lock(lock)
+        stopped = true
+        pthread_cond_broadcast(changed)
+        pthread_mutex_unlock(lock)
+    }
+}
+
+extension HEVCSliceDecoder {
+    /// The second decoder of this one's wavefront runs, made on first use, with the current
+    /// slice's state.
+    func wavefrontPartner() -> HEVCSliceDecoder {
+        let partner = wavefrontHelper ?? HEVCSliceDecoder(frame: frame)
+        wavefrontHelper = partner
+        partner.header = header
+        partner.sliceAddress = sliceAddress
+        partner.sliceIndex = sliceIndex
+        partner.sliceQp = sliceQp
+        partner.cbQpOffset = cbQpOffset
+        partner.crQpOffset = crQpOffset
+        partner.lastQpY = lastQpY
+        return partner
+    }
+
+    /// Decodes row `k` of `run`'s segment: the CTB loop of `decode(_:header:)` for one
+    /// substream, waiting on the row above before each CTB and publishing its own progress.
+    func decodeWavefrontRow(_ k: Int, of run: HEVCWavefront) throws {
+        let layout = frame.layout
+        let w = layout.widthInCtbs
+        let rows = run.plan.rows
+        let failure = ImageCodecError(.corrupt, "HEVC wavefront row stopped")
+        var ctbAddrRs = (run.plan.firstRow + k) * w
+        cabac.pointee = HEVCCABACEngine(base: run.rbsp, position: run.plan.starts[k], end: run.plan.end)
+        // CTBs of row k - 1 known to be decoded.
+        var above = 0
+        if k == 0 {
+            initialiseContexts(ctbAddrRs: ctbAddrRs, ctbAddrTs: layout.rsToTs[ctbAddrRs], sliceStart: true)
+        } else {
+            // The CTB above and to the right is in this slice (the segment starts at a row
+            // start, W ≥ 2): the row inherits the contexts row k - 1 stored after it (9.3.2.4).
+            guard let seen = run.wait(row: k - 1, count: 2) else { throw failure }
+            above = seen
+            contexts.update(from: run.rowContexts + (k - 1) * HEVCCABACTables.count, count: HEVCCABACTables.count)
+            lastQpY = sliceQp
+        }
+        if k % 2 == 0, let stop, stop() {
+            throw ImageCodecError(.invalidArgument, "HEVC decode stopped by its caller")
+        }
+        var x = 0
+        while true {
+            guard frame.ctbSliceAddress[ctbAddrRs] < 0 else { throw ImageCodecError(.corrupt, "HEVC CTB decoded twice") }
+            if k > 0 {
+                let need = min(x + 2, w)
+                if above < need {
+                    guard let seen = run.wait(row: k - 1, count: need) else { throw failure }
+                    above = seen
+                }
+            }
+            try decodeCodingTreeUnit(ctbAddrRs: ctbAddrRs, ctbAddrTs: layout.rsToTs[ctbAddrRs])
+            let endOfSlice = cabac.pointee.decodeTerminate() == 1
+            if x == 1 {
+                (run.rowContexts + k * HEVCCABACTables.count).update(from: contexts, count: HEVCCABACTables.count)
+            }
+            x += 1
+            run.publish(row: k, count: x)
+            if endOfSlice {
+                // Only the last substream may end the segment, and the serial decoder keeps
+                // its final state for a dependent segment to follow.
+                guard k == rows - 1 else { throw ImageCodecError(.corrupt, "HEVC slice ends before its last substream") }
+                if pps.dependentSliceSegmentsEnabled {
+                    sliceEndContexts.update(from: contexts, count: HEVCCABACTables.count)
+                }
+                return
+            }
+            if x == w {
+                // end_of_subset_one_bit, and the next row's substream must start right here.
+                guard k < rows - 1, cabac.pointee.decodeTerminate() == 1,
+                      cabac.pointee.position == run.plan.starts[k + 1] else {
+                    throw ImageCodecError(.corrupt, "HEVC substream does not end at its entry point")
+                }
+                return
+            }
+            ctbAddrRs += 1
+        }
+    }
+}
