@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// Whether the CTB rows of a wavefront (WPP) slice segment may be decoded on two threads.
 enum HEVCWavefrontMode: Sendable {
@@ -28,11 +29,14 @@ enum HEVCWavefrontMode: Sendable {
 /// same code from the same contexts and neighbours as the serial decode, so the planes are
 /// identical. The loop filters run after the whole picture, as in the serial path.
 ///
-/// Progress per row is published under a pthread mutex and condition (waiters are woken only
-/// when they wait), which also orders the samples and per-block facts a row writes before the
-/// row below reads them. A failure on either thread (damaged data, entry points that do not
-/// match where a row's substream ends, the caller's stop) stops both; the segment's rows are
-/// then reset and decoded again serially, so any stream decodes to what the serial path gives,
+/// Progress per row is an atomic count (release on publish, acquire on read), which also
+/// orders the samples and per-block facts a row writes before the row below reads them. A row
+/// that finds the row above too close spins briefly, then sleeps on a pthread condition until
+/// the row above is a few CTBs further on (so that a loaded machine's wake-up latency is paid
+/// once per few CTBs, not per CTB). A failure on either thread (damaged data, entry points
+/// that do not match where a row's substream ends, the caller's stop) stops both; the
+/// segment's rows are then reset and decoded again serially, so any stream decodes to what the
+/// serial path gives,
 /// errors included. Taken only for a whole frame (not `HEVCRowStream`'s window), one tile, a
 /// segment starting at a row start and whose entry points give one substream per row.
 final class HEVCWavefront: @unchecked Sendable {
@@ -121,7 +125,7 @@ final class HEVCWavefront: @unchecked Sendable {
         // Leave the calling decoder as the serial decode would: the last wavefront storage and,
         // for a dependent segment to follow, the state at the segment's end.
         let last = plan.rows - 1
-        let saved = run.done[last] >= 2 ? last : last - 1
+        let saved = run.done(last) >= 2 ? last : last - 1
         decoder.wppContexts.update(from: run.rowContexts + saved * HEVCCABACTables.count, count: HEVCCABACTables.count)
         if last % 2 == 1 {
             decoder.sliceEndContexts.update(from: helper.sliceEndContexts, count: HEVCCABACTables.count)
@@ -133,24 +137,31 @@ final class HEVCWavefront: @unchecked Sendable {
     let plan: Plan
     let rbsp: UnsafePointer<UInt8>
     private let helper: HEVCSliceDecoder
+    /// CTBs in a row.
+    private let width: Int
     /// Per row of the segment: the contexts after its second CTB, and its CTBs decoded.
     let rowContexts: UnsafeMutablePointer<UInt8>
-    let done: UnsafeMutablePointer<Int>
+    private let progress: UnsafeMutablePointer<Atomic<Int>>
+    private let stopped = Atomic<Bool>(false)
+    /// Threads asleep on `changed` (publishers take the lock and signal only when one is).
+    private let sleepers = Atomic<Int>(0)
     private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    // Guarded by `lock`.
-    private var stopped = false
-    private var waiting = 0
     private var thread = pthread_t()
+
+    /// Polls before sleeping, and the CTBs a sleeping row lets the row above gain.
+    private static let spins = 4000
+    private static let slack = 3
 
     private init(plan: Plan, rbsp: UnsafePointer<UInt8>, helper: HEVCSliceDecoder) {
         self.plan = plan
         self.rbsp = rbsp
         self.helper = helper
+        width = helper.frame.layout.widthInCtbs
         rowContexts = .allocate(capacity: plan.rows * HEVCCABACTables.count)
         rowContexts.initialize(repeating: 0, count: plan.rows * HEVCCABACTables.count)
-        done = .allocate(capacity: plan.rows)
-        done.initialize(repeating: 0, count: plan.rows)
+        progress = .allocate(capacity: plan.rows)
+        for k in 0..<plan.rows { (progress + k).initialize(to: Atomic(0)) }
         pthread_mutex_init(lock, nil)
         pthread_cond_init(changed, nil)
     }
@@ -161,8 +172,12 @@ final class HEVCWavefront: @unchecked Sendable {
         changed.deallocate()
         lock.deallocate()
         rowContexts.deallocate()
-        done.deallocate()
+        progress.deinitialize(count: plan.rows)
+        progress.deallocate()
     }
+
+    /// CTBs row `k` has decoded.
+    func done(_ k: Int) -> Int { progress[k].load(ordering: .acquiring) }
 
     /// Starts the second thread on the odd rows; false when it cannot be started.
     private func start() -> Bool {
@@ -185,11 +200,7 @@ final class HEVCWavefront: @unchecked Sendable {
     private func join() { pthread_join(thread, nil) }
 
     /// Whether either thread gave up.
-    var failed: Bool {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
-        return stopped
-    }
+    var failed: Bool { stopped.load(ordering: .sequentiallyConsistent) }
 
     /// Decodes rows `parity`, `parity + 2`, … of the segment with `decoder`, stopping both
     /// threads at the first failure.
@@ -208,30 +219,39 @@ final class HEVCWavefront: @unchecked Sendable {
 
     /// Row `k` has decoded `count` CTBs.
     func publish(row k: Int, count: Int) {
-        pthread_mutex_lock(lock)
-        done[k] = count
-        if waiting > 0 { pthread_cond_broadcast(changed) }
-        pthread_mutex_unlock(lock)
+        progress[k].store(count, ordering: .sequentiallyConsistent)
+        if sleepers.load(ordering: .sequentiallyConsistent) > 0 { wake() }
     }
 
     /// Waits until row `k` has decoded at least `count` CTBs; returns how many it has, or nil
-    /// once the run has stopped.
+    /// once the run has stopped. After a short spin it sleeps until the row has `count` plus
+    /// `slack` CTBs (or is complete).
     func wait(row k: Int, count: Int) -> Int? {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
-        while done[k] < count && !stopped {
-            waiting += 1
-            pthread_cond_wait(changed, lock)
-            waiting -= 1
+        for _ in 0..<Self.spins {
+            let d = done(k)
+            if d >= count { return d }
+            if failed { return nil }
         }
-        return stopped ? nil : done[k]
+        let target = min(count + Self.slack, width)
+        pthread_mutex_lock(lock)
+        sleepers.add(1, ordering: .sequentiallyConsistent)
+        while progress[k].load(ordering: .sequentiallyConsistent) < target && !failed {
+            pthread_cond_wait(changed, lock)
+        }
+        sleepers.subtract(1, ordering: .sequentiallyConsistent)
+        pthread_mutex_unlock(lock)
+        return failed ? nil : done(k)
+    }
+
+    private func wake() {
+        pthread_mutex_lock(lock)
+        pthread_cond_broadcast(changed)
+        pthread_mutex_unlock(lock)
     }
 
     private func stop() {
-        pthread_mutex_lock(lock)
-        stopped = true
-        pthread_cond_broadcast(changed)
-        pthread_mutex_unlock(lock)
+        stopped.store(true, ordering: .sequentiallyConsistent)
+        wake()
     }
 }
 
