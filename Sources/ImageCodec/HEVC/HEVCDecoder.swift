@@ -148,7 +148,9 @@ public enum HEVCDecoder {
                     }
                     let d = try makeDecoder(sps: sps, pps: pps, limits: limits, windowed: sink != nil)
                     d.stop = stop
-                    d.wavefront = wavefront
+                    // A caller that allows one thread (a busy server, or a grid whose tiles
+                    // already run on several) keeps the rows on its own.
+                    d.wavefront = limits.maxThreads >= 2 ? wavefront : .serial
                     if let sink, d.frame.windowed {
                         let stream = HEVCRowStream(frame: d.frame, loopFilters: loopFilters, sink: sink)
                         d.stream = stream

@@ -192,7 +192,7 @@ final class HEVCSliceDecoder {
                 throw ImageCodecError(.truncated, "HEVC slice segment has no data")
             }
             if let plan = HEVCWavefront.plan(for: self, unit: unit, header: header) {
-                if HEVCWavefront.decode(plan, decoder: self, rbsp: base) {
+                if try HEVCWavefront.decode(plan, decoder: self, rbsp: base) {
                     wavefrontSegments += 1
                     return
                 }

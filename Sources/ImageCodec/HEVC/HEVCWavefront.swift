@@ -24,10 +24,11 @@ enum HEVCWavefrontMode: Sendable {
 /// positions). Row k of the segment starts with the contexts row k - 1 held after its second
 /// CTB, and its CTB x may start once row k - 1 has finished CTB x + 1: intra prediction reads
 /// samples and modes up to the CTB above and to the right, and the row's first CTB needs those
-/// contexts. The calling thread decodes rows 0, 2, 4, … with its own decoder, a second thread
-/// rows 1, 3, 5, … with a second decoder over the same frame; every CTB is decoded by the
-/// same code from the same contexts and neighbours as the serial decode, so the planes are
-/// identical. The loop filters run after the whole picture, as in the serial path.
+/// contexts. The calling thread with its own decoder and a second thread with a second decoder
+/// over the same frame each take the next row nobody has taken (an atomic counter), so a second
+/// thread that finds no idle core leaves its rows to the first instead of stalling it. Every
+/// CTB is decoded by the same code from the same contexts and neighbours as the serial decode,
+/// so the planes are identical. The loop filters run after the whole picture, as in the serial path.
 ///
 /// Progress per row is an atomic count (release on publish, acquire on read), which also
 /// orders the samples and per-block facts a row writes before the row below reads them. A row
@@ -41,8 +42,9 @@ enum HEVCWavefrontMode: Sendable {
 /// segment starting at a row start and whose entry points give one substream per row.
 final class HEVCWavefront: @unchecked Sendable {
     /// Segments smaller than this (luma samples of their rows) are decoded on one thread in
-    /// `.automatic` mode: starting a thread costs about as much as a few CTBs.
-    static let minimumLumaSamples = 256 * 256
+    /// `.automatic` mode: starting and joining a thread (tens of microseconds) would be a
+    /// noticeable part of their decode. The fuzzer's small wavefront seeds are above it.
+    static let minimumLumaSamples = 128 * 128
 
     /// CPUs this process may run on, read once: the `Cpus_allowed` mask of /proc/self/status
     /// (which `taskset` and cpusets narrow; glibc's `sched_getaffinity` is not visible to
@@ -114,20 +116,22 @@ final class HEVCWavefront: @unchecked Sendable {
 
     /// Decodes the segment `plan` describes with `decoder` and a second decoder on a second
     /// thread. False when that failed or could not start: the caller resets the rows
-    /// (`HEVCFrame.resetRows`) and decodes the segment serially.
-    static func decode(_ plan: Plan, decoder: HEVCSliceDecoder, rbsp: UnsafePointer<UInt8>) -> Bool {
+    /// (`HEVCFrame.resetRows`) and decodes the segment serially. Throws only the error of the
+    /// caller's `stop`, which ends the decode as it would end the serial one.
+    static func decode(_ plan: Plan, decoder: HEVCSliceDecoder, rbsp: UnsafePointer<UInt8>) throws -> Bool {
         let helper = decoder.wavefrontPartner()
         let run = HEVCWavefront(plan: plan, rbsp: rbsp, helper: helper)
         guard run.start() else { return false }
-        run.decodeRows(parity: 0, with: decoder)
+        run.decodeRows(with: decoder)
         run.join()
+        if let stopError = run.stopError { throw stopError }
         guard !run.failed else { return false }
         // Leave the calling decoder as the serial decode would: the last wavefront storage and,
         // for a dependent segment to follow, the state at the segment's end.
         let last = plan.rows - 1
         let saved = run.done(last) >= 2 ? last : last - 1
         decoder.wppContexts.update(from: run.rowContexts + saved * HEVCCABACTables.count, count: HEVCCABACTables.count)
-        if last % 2 == 1 {
+        if run.lastRowByHelper {
             decoder.sliceEndContexts.update(from: helper.sliceEndContexts, count: HEVCCABACTables.count)
             decoder.lastQpY = helper.lastQpY
         }
@@ -145,6 +149,12 @@ final class HEVCWavefront: @unchecked Sendable {
     private let stopped = Atomic<Bool>(false)
     /// Threads asleep on `changed` (publishers take the lock and signal only when one is).
     private let sleepers = Atomic<Int>(0)
+    /// The next row no thread has taken.
+    private let nextRow = Atomic<Int>(0)
+    /// Whether the second thread decoded the segment's last row (read after the join).
+    private(set) var lastRowByHelper = false
+    /// The error of the caller's `stop` (polled by the calling thread only; read after the join).
+    private(set) var stopError: ImageCodecError?
     private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var thread = pthread_t()
@@ -187,7 +197,7 @@ final class HEVCWavefront: @unchecked Sendable {
         let rc = pthread_create(&thread, nil, { raw in
             guard let raw else { return nil }
             let run = Unmanaged<HEVCWavefront>.fromOpaque(raw).takeRetainedValue()
-            run.decodeRows(parity: 1, with: run.helper)
+            run.decodeRows(with: run.helper)
             return nil
         }, context)
         guard rc == 0 else {
@@ -202,18 +212,23 @@ final class HEVCWavefront: @unchecked Sendable {
     /// Whether either thread gave up.
     var failed: Bool { stopped.load(ordering: .sequentiallyConsistent) }
 
-    /// Decodes rows `parity`, `parity + 2`, … of the segment with `decoder`, stopping both
-    /// threads at the first failure.
-    private func decodeRows(parity: Int, with decoder: HEVCSliceDecoder) {
-        var k = parity
-        while k < plan.rows {
+    /// Decodes the rows nobody has taken yet with `decoder`, in order, stopping both threads at
+    /// the first failure.
+    private func decodeRows(with decoder: HEVCSliceDecoder) {
+        while !failed {
+            let k = nextRow.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
+            guard k < plan.rows else { return }
             do {
                 try decoder.decodeWavefrontRow(k, of: self)
+            } catch let error as HEVCWavefrontStop {
+                stopError = error.error
+                stop()
+                return
             } catch {
                 stop()
                 return
             }
-            k += 2
+            if k == plan.rows - 1 { lastRowByHelper = decoder === helper }
         }
     }
 
@@ -292,8 +307,8 @@ extension HEVCSliceDecoder {
             contexts.update(from: run.rowContexts + (k - 1) * HEVCCABACTables.count, count: HEVCCABACTables.count)
             lastQpY = sliceQp
         }
-        if k % 2 == 0, let stop, stop() {
-            throw ImageCodecError(.invalidArgument, "HEVC decode stopped by its caller")
+        if let stop, stop() {
+            throw HEVCWavefrontStop(error: ImageCodecError(.invalidArgument, "HEVC decode stopped by its caller"))
         }
         var x = 0
         while true {
@@ -332,4 +347,10 @@ extension HEVCSliceDecoder {
             ctbAddrRs += 1
         }
     }
+}
+
+/// The caller's `stop` ended a wavefront row: the decode ends with `error` rather than being
+/// done again serially.
+struct HEVCWavefrontStop: Error {
+    let error: ImageCodecError
 }
