@@ -140,6 +140,8 @@ struct HEIFPictureRenderer {
         var tight = limits
         tight.maxPixels = min(limits.maxPixels, codedPixels(plan) ?? limits.maxPixels)
         tight.maxDimension = min(limits.maxDimension, max(plan.tileWidth, plan.tileHeight) + codedPadding)
+        // Tiles decoded on several threads each keep their wavefront rows on their own thread.
+        if tilesInFlight(plan, threads: limits.maxThreads) > 1 { tight.maxThreads = 1 }
         return tight
     }
 

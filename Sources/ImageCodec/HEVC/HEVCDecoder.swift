@@ -90,9 +90,12 @@ public enum HEVCDecoder {
 
     /// Decodes the first picture among `units`. `loopFilters` false gives the reconstruction
     /// before deblocking and SAO (tests compare it with a reference decoder's).
+    /// `wavefront` says whether wavefront rows may run on two threads (tests decode both ways).
     static func decodeFirstPicture(_ units: [ArraySlice<UInt8>], limits: DecodeLimits,
-                                   loopFilters: Bool, stop: (() -> Bool)? = nil) throws -> HEVCPicture {
-        let frame = try decodeSlices(units, limits: limits, stop: stop, sink: nil, loopFilters: loopFilters).frame
+                                   loopFilters: Bool, stop: (() -> Bool)? = nil,
+                                   wavefront: HEVCWavefrontMode = .automatic) throws -> HEVCPicture {
+        let frame = try decodeSlices(units, limits: limits, stop: stop, sink: nil, loopFilters: loopFilters,
+                                     wavefront: wavefront).frame
         return crop(try finishedPlanes(frame, loopFilters: loopFilters), sps: frame.sps)
     }
 
@@ -117,8 +120,9 @@ public enum HEVCDecoder {
     /// Runs the slices of the first picture among `units` through one slice decoder. With a
     /// `sink`, the frame is windowed when the picture allows it and its rows go to the sink as
     /// they finish (through the decoder's `stream`).
-    private static func decodeSlices(_ units: [ArraySlice<UInt8>], limits: DecodeLimits, stop: (() -> Bool)?,
-                                     sink: ((HEVCRowBand) throws -> Void)?, loopFilters: Bool) throws -> HEVCSliceDecoder {
+    static func decodeSlices(_ units: [ArraySlice<UInt8>], limits: DecodeLimits, stop: (() -> Bool)?,
+                                     sink: ((HEVCRowBand) throws -> Void)?, loopFilters: Bool,
+                                     wavefront: HEVCWavefrontMode = .automatic) throws -> HEVCSliceDecoder {
         var spss: [Int: HEVCSequenceParameterSet] = [:]
         var ppss: [Int: HEVCPictureParameterSet] = [:]
         var decoder: HEVCSliceDecoder?
@@ -144,6 +148,9 @@ public enum HEVCDecoder {
                     }
                     let d = try makeDecoder(sps: sps, pps: pps, limits: limits, windowed: sink != nil)
                     d.stop = stop
+                    // A caller that allows one thread (a busy server, or a grid whose tiles
+                    // already run on several) keeps the rows on its own.
+                    d.wavefront = limits.maxThreads >= 2 ? wavefront : .serial
                     if let sink, d.frame.windowed {
                         let stream = HEVCRowStream(frame: d.frame, loopFilters: loopFilters, sink: sink)
                         d.stream = stream

@@ -44,7 +44,9 @@ final class HEVCFrame {
     let ctbSliceAddress: UnsafeMutablePointer<Int32>
     let ctbSliceIndex: UnsafeMutablePointer<Int32>
     let ctbTile: UnsafeMutablePointer<Int32>
-    var sao: [HEVCSAOParameters]
+    /// Per CTB (raster): its SAO parameters. A pointer rather than an array, so that the
+    /// two wavefront threads write their own CTBs' entries without sharing an array's storage.
+    let sao: UnsafeMutablePointer<HEVCSAOParameters>
     var sliceFilterParameters: [HEVCSliceFilterParameters] = []
 
     /// Bytes the buffers above take for a `sps`, for the memory estimate.
@@ -116,7 +118,7 @@ final class HEVCFrame {
         ctbSliceAddress = alloc(ctbs, -1)
         ctbSliceIndex = alloc(ctbs, 0)
         ctbTile = alloc(ctbs, 0)
-        sao = [HEVCSAOParameters](repeating: HEVCSAOParameters(), count: ctbs)
+        sao = alloc(ctbs, HEVCSAOParameters())
         for ts in 0..<ctbs { ctbTile[layout.tsToRs[ts]] = Int32(layout.tileIdOfTs[ts]) }
         if windowed {
             // The upper CTB row of the window starts above the picture; the lower one is row 0.
@@ -212,6 +214,28 @@ final class HEVCFrame {
         ctbSliceAddress.deallocate()
         ctbSliceIndex.deallocate()
         ctbTile.deallocate()
+        sao.deallocate()
+    }
+
+    /// Forgets what decoding CTB rows `ctbRows` wrote besides samples (which a decode of the
+    /// rows writes in full), so that they decode again from scratch after a wavefront decode
+    /// gave up (`HEVCWavefront`, which runs on whole frames only: `ctbRows` must be held).
+    func resetRows(_ ctbRows: Range<Int>) {
+        let w = layout.widthInCtbs
+        let firstCtb = ctbRows.lowerBound * w, ctbs = ctbRows.count * w
+        (ctbSliceAddress + firstCtb).update(repeating: -1, count: ctbs)
+        (ctbSliceIndex + firstCtb).update(repeating: 0, count: ctbs)
+        (sao + firstCtb).update(repeating: HEVCSAOParameters(), count: ctbs)
+        let log2Ctb4 = sps.log2CtbSize - 2
+        let firstRow4 = ctbRows.lowerBound << log2Ctb4
+        let rows4 = min(heightIn4, ctbRows.upperBound << log2Ctb4) - firstRow4
+        guard rows4 > 0 else { return }
+        let start = blockIndex(x4: 0, y4: firstRow4), blocks = rows4 * widthIn4
+        (intraMode + start).update(repeating: 1, count: blocks)
+        (ctDepth + start).update(repeating: 0, count: blocks)
+        (qpY + start).update(repeating: 0, count: blocks)
+        (edges + start).update(repeating: 0, count: blocks)
+        (keepsSamples + start).update(repeating: false, count: blocks)
     }
 
     /// 6.4.1: whether the sample at (xN, yN) is decoded and usable for predicting the block
@@ -260,7 +284,7 @@ final class HEVCFrame {
         let ctbs = layout.widthInCtbs * map.heightInCtbs
         map.sliceOfCtb = Array(UnsafeBufferPointer(start: ctbSliceIndex + firstCtb, count: ctbs))
         map.tileOfCtb = Array(UnsafeBufferPointer(start: ctbTile + firstCtb, count: ctbs))
-        map.sao = Array(sao[firstCtb..<(firstCtb + ctbs)])
+        map.sao = Array(UnsafeBufferPointer(start: sao + firstCtb, count: ctbs))
         map.slices = sliceFilterParameters
         return map
     }

@@ -8,6 +8,9 @@ struct HEVCNALUnit {
     let layerId: Int
     /// The payload after the NAL header with emulation prevention bytes removed.
     let rbsp: [UInt8]
+    /// Where the removed emulation prevention bytes stood in the escaped payload (after the
+    /// header), ascending: entry points count escaped bytes (`rbspPosition(escaped:)`).
+    let escapes: [Int]
 
     static let vps = 32, sps = 33, pps = 34
 
@@ -17,7 +20,30 @@ struct HEVCNALUnit {
         guard b0 & 0x80 == 0 else { throw ImageCodecError(.corrupt, "HEVC NAL forbidden_zero_bit set") }
         type = (b0 >> 1) & 0x3F
         layerId = ((b0 & 1) << 5) | (b1 >> 3)
-        rbsp = HEVCNALSplitter.unescaped(bytes, headerBytes: 2)
+        var removed: [Int] = []
+        rbsp = HEVCNALSplitter.unescaped(bytes, headerBytes: 2, removed: &removed)
+        escapes = removed
+    }
+
+    /// The RBSP position of the byte at `escaped` in the escaped payload (the next kept byte
+    /// when `escaped` is an emulation prevention byte itself).
+    func rbspPosition(escaped: Int) -> Int {
+        var removedBefore = 0
+        for e in escapes {
+            guard e < escaped else { break }
+            removedBefore += 1
+        }
+        return escaped - removedBefore
+    }
+
+    /// The escaped payload position of RBSP byte `position`.
+    func escapedPosition(rbsp position: Int) -> Int {
+        var e = position
+        for x in escapes {
+            guard x <= e else { break }
+            e += 1
+        }
+        return e
     }
 }
 
@@ -65,6 +91,13 @@ enum HEVCNALSplitter {
     /// (none of the next three positions can then be an 03 after two zeros) and copies the runs
     /// between removals in bulk: about one comparison per three bytes of a picture's megabytes.
     static func unescaped(_ bytes: ArraySlice<UInt8>, headerBytes h: Int) -> [UInt8] {
+        var removed: [Int] = []
+        return unescaped(bytes, headerBytes: h, removed: &removed)
+    }
+
+    /// `unescaped`, appending to `removed` where each removed byte stood in the payload after
+    /// the header (escaped positions, ascending).
+    static func unescaped(_ bytes: ArraySlice<UInt8>, headerBytes h: Int, removed: inout [Int]) -> [UInt8] {
         bytes.withUnsafeBufferPointer { src -> [UInt8] in
             let n = src.count
             guard n > h, let p = src.baseAddress else { return [] }
@@ -78,6 +111,7 @@ enum HEVCNALSplitter {
                     if b > 3 { i &+= 3; continue }
                     if b == 3 && p[i &- 1] == 0 && p[i &- 2] == 0 && i &- 2 >= runStart {
                         (o + count).update(from: p + runStart, count: i &- runStart)
+                        removed.append(i &- h)
                         count &+= i &- runStart
                         runStart = i &+ 1
                         i &+= 3

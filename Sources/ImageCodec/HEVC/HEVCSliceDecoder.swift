@@ -2,9 +2,10 @@
 /// its substream and context handling (9.3.1: tiles, wavefront storage/sync, dependent
 /// slice segments), SAO syntax, and the per-slice state the coding units read.
 ///
-/// Substreams are not located through the entry points: after end_of_subset_one_bit the next
-/// one starts at the byte the arithmetic decoder reads next, which is where the entry point
-/// says for a conforming stream. Hot state (the arithmetic decoder, contexts, scratch blocks)
+/// Serially, substreams are not located through the entry points: after end_of_subset_one_bit
+/// the next one starts at the byte the arithmetic decoder reads next, which is where the entry
+/// point says for a conforming stream; `HEVCWavefront` uses the entry points to decode a
+/// wavefront segment's rows on two threads. Hot state (the arithmetic decoder, contexts, scratch blocks)
 /// lives behind pointers allocated once per picture, so the per-bin and per-sample paths do
 /// no exclusivity checks or allocations; measured with callgrind on a 1920x1080 intra picture:
 /// about the instructions of libde265 (with its SIMD), filters included (docs/heif-hevc.md).
@@ -15,8 +16,8 @@ final class HEVCSliceDecoder {
     /// Context variables: the live set, the wavefront copy (after the second CTB of a row)
     /// and the dependent-slice copy (end of the previous slice segment).
     let contexts: UnsafeMutablePointer<UInt8>
-    private let wppContexts: UnsafeMutablePointer<UInt8>
-    private let sliceEndContexts: UnsafeMutablePointer<UInt8>
+    let wppContexts: UnsafeMutablePointer<UInt8>
+    let sliceEndContexts: UnsafeMutablePointer<UInt8>
     /// Coefficient and residual scratch, 32×32 each.
     let coefficients: UnsafeMutablePointer<Int32>
     let residual: UnsafeMutablePointer<Int32>
@@ -40,6 +41,12 @@ final class HEVCSliceDecoder {
     var startRow: ((Int) throws -> Void)?
     /// The stream behind `startRow`, when the frame is windowed.
     var stream: HEVCRowStream?
+    /// Whether wavefront slice segments may be decoded on two threads (`HEVCWavefront`), and
+    /// the second decoder those runs use.
+    var wavefront = HEVCWavefrontMode.serial
+    var wavefrontHelper: HEVCSliceDecoder?
+    /// Slice segments decoded on two threads so far (tests check the path was taken).
+    var wavefrontSegments = 0
     /// The CTB row of the last CTB decoded (-1 before the first).
     private var decodingRow = -1
     // The per-slice and per-coding-unit state below is read and written for every block.
@@ -184,6 +191,13 @@ final class HEVCSliceDecoder {
             guard let base = rbsp.baseAddress, header.dataOffset < rbsp.count else {
                 throw ImageCodecError(.truncated, "HEVC slice segment has no data")
             }
+            if let plan = HEVCWavefront.plan(for: self, unit: unit, header: header) {
+                if try HEVCWavefront.decode(plan, decoder: self, rbsp: base) {
+                    wavefrontSegments += 1
+                    return
+                }
+                frame.resetRows(plan.firstRow..<(plan.firstRow + plan.rows))
+            }
             cabac.pointee = HEVCCABACEngine(base: base, position: header.dataOffset, end: rbsp.count)
             var ctbAddrRs = header.segmentAddress
             try enterRow(of: ctbAddrRs)
@@ -240,7 +254,7 @@ final class HEVCSliceDecoder {
     /// 9.3.2.2 at the start of a slice segment or substream: fresh contexts at a tile start,
     /// the wavefront copy at a row start when the CTB above and to the right is available,
     /// the previous segment's final state for a dependent slice segment.
-    private func initialiseContexts(ctbAddrRs: Int, ctbAddrTs: Int, sliceStart: Bool) {
+    func initialiseContexts(ctbAddrRs: Int, ctbAddrTs: Int, sliceStart: Bool) {
         let layout = frame.layout
         let w = layout.widthInCtbs
         let firstInTile = ctbAddrTs == 0 || layout.tileIdOfTs[ctbAddrTs] != layout.tileIdOfTs[ctbAddrTs - 1]
@@ -270,7 +284,7 @@ final class HEVCSliceDecoder {
         }
     }
 
-    private func decodeCodingTreeUnit(ctbAddrRs: Int, ctbAddrTs: Int) throws {
+    func decodeCodingTreeUnit(ctbAddrRs: Int, ctbAddrTs: Int) throws {
         let w = frame.layout.widthInCtbs
         frame.ctbSliceAddress[ctbAddrRs] = Int32(sliceAddress)
         frame.ctbSliceIndex[ctbAddrRs] = Int32(sliceIndex)

@@ -17,6 +17,9 @@ struct HEVCSliceHeader: Sendable {
     var loopFilterAcrossSlices = false
     /// Byte position in the RBSP where slice_segment_data() starts.
     var dataOffset = 0
+    /// entry_point_offset_minus1[i] + 1: the sizes in bytes, emulation prevention bytes
+    /// included, of every substream but the last (`HEVCWavefront` locates rows with them).
+    var entryPointOffsets: [Int] = []
 
     var sliceQp: Int = 26
 
@@ -123,8 +126,10 @@ struct HEVCSliceHeader: Sendable {
             let count = try r.ue(in: 0...(sps.widthInCtbs * sps.heightInCtbs), "num_entry_point_offsets")
             if count > 0 {
                 let bits = try r.ue(in: 0...31, "offset_len_minus1") + 1
-                // entry_point_offset_minus1: substreams are found by decoding (see HEVCSliceDecoder).
-                for _ in 0..<count { try r.skip(bits) }
+                // The serial decoder finds substreams by decoding (see HEVCSliceDecoder); the
+                // wavefront rows start where these say.
+                h.entryPointOffsets.reserveCapacity(count)
+                for _ in 0..<count { h.entryPointOffsets.append(try r.bits(bits) + 1) }
             }
         }
         if pps.sliceHeaderExtensionPresent {
