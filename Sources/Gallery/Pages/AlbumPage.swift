@@ -12,17 +12,25 @@ extension GalleryApp {
     /// (1.2 s to render at a million photos, and megabytes of HTML for the browser).
     static func albumsPerPage(_ pageSize: Int) -> Int { 4 * pageSize }
 
+    /// How many pages `count` entries fill at `size` a page (at least one, for an empty album).
+    static func pageCount(_ count: Int, size: Int) -> Int { max(1, (count + size - 1) / size) }
+
+    /// The positions of page `page` (counted from 1) of `count` entries at `size` a page;
+    /// empty past the last page.
+    static func pageRange(_ page: Int, size: Int, count: Int) -> Range<Int> {
+        min(count, (page - 1) * size)..<min(count, page * size)
+    }
+
     func albumPage(albumID: String, page: Int, catalog: Catalog) -> FastCGIResponse {
         guard let album = catalog.albums[albumID] else { return errors.response(404) }
         let pageSize = configuration.pageSize
         let albumPageSize = GalleryApp.albumsPerPage(pageSize)
         let itemCount = album.itemIDs.count
         let albumCount = album.albumIDs.count
-        let pages = max(1, (itemCount + pageSize - 1) / pageSize, (albumCount + albumPageSize - 1) / albumPageSize)
+        let pages = max(GalleryApp.pageCount(itemCount, size: pageSize), GalleryApp.pageCount(albumCount, size: albumPageSize))
         guard page <= pages else { return errors.response(404) }
-        let items = album.itemIDs[min(itemCount, (page - 1) * pageSize)..<min(itemCount, page * pageSize)]
-            .compactMap { catalog.items[$0] }
-        let subalbums = album.albumIDs[min(albumCount, (page - 1) * albumPageSize)..<min(albumCount, page * albumPageSize)]
+        let items = album.itemIDs[GalleryApp.pageRange(page, size: pageSize, count: itemCount)].compactMap { catalog.items[$0] }
+        let subalbums = album.albumIDs[GalleryApp.pageRange(page, size: albumPageSize, count: albumCount)]
             .compactMap { catalog.albums[$0] }
         let covers = subalbums.map { catalog.coverItem(of: $0.id) }
         let factsByID = photoFacts(of: items + covers.compactMap { $0 })

@@ -58,10 +58,11 @@ extension GalleryApp {
         guard let album = catalog.albums[albumID] else { return errors.response(404) }
         let pageSize = configuration.pageSize
         let total = album.itemIDs.count
-        let pages = max(1, (total + pageSize - 1) / pageSize)
+        let pages = GalleryApp.pageCount(total, size: pageSize)
         guard page <= pages else { return errors.response(404) }
-        let start = min(total, (page - 1) * pageSize)
-        let slice = album.itemIDs[start..<min(total, start + pageSize)]
+        let range = GalleryApp.pageRange(page, size: pageSize, count: total)
+        let start = range.lowerBound
+        let slice = album.itemIDs[range]
         let items = slice.compactMap { catalog.items[$0] }
         let facts = photoFacts(of: items)
         var photos: [ViewerPhoto] = []
