@@ -171,11 +171,18 @@ enum BaselineScanDecoder {
         let single = comps.count == 1 ? plan.components[comps[0]] : nil
         let rowsPerBand = single?.v ?? 1
         let mcusPerRow = single?.dataBlocksWide ?? frame.mcusPerLine
+        let dcOnly = slotList.allSatisfy { $0.size == 1 && $0.skip != nil }
         for band in 0..<plan.bands {
             for by in 0..<rowsPerBand {
                 if let single, band &* single.v &+ by >= single.dataBlocksHigh { break }
                 for s in 0..<slotCount {
                     origins[s] = renderer.blockRow(slots[s].component, band: band, by: by) + slots[s].offset
+                }
+                if dcOnly {
+                    decodeDCOnlyRow(&reader, slots: slots, count: slotCount, origins: origins, pred: pred,
+                                    mcus: mcusPerRow, restart: &restart, warnings: &warnings,
+                                    scratch: scratch, natural: natural)
+                    continue
                 }
                 for mx in 0..<mcusPerRow {
                     if restart.beforeMCU(&reader) { pred.update(repeating: 0, count: 4) }
@@ -203,6 +210,34 @@ enum BaselineScanDecoder {
             if band > 0 { renderer.emit(band: band - 1) }
         }
         renderer.emit(band: plan.bands - 1)
+    }
+
+    /// One row of MCUs whose blocks are all read for their DC only and transformed 1×1 (every
+    /// component at 1/8 that is not upsampled by its IDCT: 4:4:4 and gray thumbnails). The
+    /// pixel is `ScaledIDCT.idct1x1`'s, computed here: the general loop's IDCT switch, call
+    /// and scratch clearing cost more per block than the level itself.
+    @inline(never)
+    static func decodeDCOnlyRow(_ reader: inout BitReader, slots: UnsafePointer<BlockSlot>, count: Int,
+                                origins: UnsafePointer<UnsafeMutablePointer<UInt8>>, pred: UnsafeMutablePointer<Int32>,
+                                mcus: Int, restart: inout RestartState, warnings: inout [String],
+                                scratch: UnsafeMutablePointer<Int16>, natural: UnsafePointer<Int>) {
+        var r = reader
+        defer { reader = r }
+        for mx in 0..<mcus {
+            if restart.beforeMCU(&r) { pred.update(repeating: 0, count: 4) }
+            if restart.outOfData {
+                for s in 0..<count { origins[s][mx &* slots[s].step] = 128 }
+                continue
+            }
+            for s in 0..<count {
+                let slot = slots[s]
+                decodeBlock(&r, slot.tables, &pred[slot.scanIndex], scratch, natural, skip: slot.skip)
+                let level = Int(scratch[0]) &* Int(Int16(bitPattern: slot.quant[0]))
+                origins[s][mx &* slot.step] = ScaledIDCT.rangeLimit((level &+ 4) &>> 3)
+                scratch[0] = 0
+            }
+            restart.afterMCU(r, warnings: &warnings)
+        }
     }
 
     /// Decodes a sequential scan into the coefficient store (multi-scan sequential files).
