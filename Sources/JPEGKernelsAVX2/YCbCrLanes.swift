@@ -11,7 +11,7 @@
 /// portable lane version was slower than the tables (docs/performance.md).
 ///
 /// Measured (callgrind, 17.9 MP 4:2:2 full-size decode): 358 million instructions with the
-/// tables, 139 million here.
+/// tables, 139 million with the first interleave here, the current one in docs/performance.md.
 enum YCbCrLanes {
     private typealias Lanes = SIMD8<Int32>
 
@@ -30,6 +30,15 @@ enum YCbCrLanes {
         return t &- (e & ~(e &>> 31))
     }
 
+    /// The low 16 bits of each lane, written lane by lane (the generic conversion is not
+    /// always inlined; SIMDLanes.swift).
+    @inline(__always) private static func words(_ v: Lanes) -> SIMD8<UInt16> {
+        SIMD8<UInt16>(UInt16(truncatingIfNeeded: v[0]), UInt16(truncatingIfNeeded: v[1]),
+                      UInt16(truncatingIfNeeded: v[2]), UInt16(truncatingIfNeeded: v[3]),
+                      UInt16(truncatingIfNeeded: v[4]), UInt16(truncatingIfNeeded: v[5]),
+                      UInt16(truncatingIfNeeded: v[6]), UInt16(truncatingIfNeeded: v[7]))
+    }
+
     @inline(__always) private static func clamp(_ v: Int32) -> UInt32 {
         UInt32(truncatingIfNeeded: v < 0 ? 0 : (v > 255 ? 255 : v))
     }
@@ -38,22 +47,24 @@ enum YCbCrLanes {
     static func ycbcrToRGB(y: UnsafePointer<UInt8>, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>, count: Int,
                            _ out: UnsafeMutablePointer<UInt8>) {
         var i = 0
-        // The 24 bytes of a group are stored as two 16-byte vectors, the second 12 bytes after
-        // the first, so it writes 4 bytes past the group: two more pixels must follow.
-        while i &+ 10 <= count {
+        while i &+ 8 <= count {
             let yv = load(y + i), x = load(cb + i) &- 128, z = load(cr + i) &- 128
             let r = clamp(yv &+ ((91881 &* z &+ 32768) &>> 16))
             let g = clamp(yv &+ ((-22554 &* x &- 46802 &* z &+ 32768) &>> 16))
             let b = clamp(yv &+ ((116130 &* x &+ 32768) &>> 16))
-            // Pixel j is bytes 4j...4j+2 (R, G, B); the interleave drops every fourth byte with
-            // constant-index lane picks, which LLVM turns into byte shuffles (`vpshufb`). Picking
-            // lanes one by one into stores made it move every lane through a general register.
-            let w = unsafeBitCast(r | g &<< 8 | b &<< 16, to: SIMD32<UInt8>.self)
-            let low = SIMD16<UInt8>(w[0], w[1], w[2], w[4], w[5], w[6], w[8], w[9], w[10], w[12], w[13], w[14], 0, 0, 0, 0)
-            let high = SIMD16<UInt8>(w[16], w[17], w[18], w[20], w[21], w[22], w[24], w[25], w[26], w[28], w[29], w[30], 0, 0, 0, 0)
+            // Interleave: r | g << 8 and b narrowed to 16-bit lanes (`vpackusdw`), then the 24
+            // bytes picked from those two vectors by constant indices (`vpshufb`, `vpunpckhbw`),
+            // stored as 16 + 8 bytes. Picking them from the 32-bit word r | g << 8 | b << 16
+            // instead let LLVM trace bytes through the OR and move lanes through general
+            // registers (about 30 instructions per group instead of 13); picking lanes one by
+            // one into stores did the same.
+            let rg = words(r | g &<< 8), bw = words(b)
+            let p = unsafeBitCast(rg, to: SIMD16<UInt8>.self), q = unsafeBitCast(bw, to: SIMD16<UInt8>.self)
+            let low = SIMD16<UInt8>(p[0], p[1], q[0], p[2], p[3], q[2], p[4], p[5], q[4], p[6], p[7], q[6], p[8], p[9], q[8], p[10])
+            let high = SIMD8<UInt8>(p[11], q[10], p[12], p[13], q[12], p[14], p[15], q[14])
             let o = UnsafeMutableRawPointer(out + 3 &* i)
             o.storeBytes(of: low, as: SIMD16<UInt8>.self)
-            o.storeBytes(of: high, toByteOffset: 12, as: SIMD16<UInt8>.self)
+            o.storeBytes(of: high, toByteOffset: 16, as: SIMD8<UInt8>.self)
             i &+= 8
         }
         while i < count {

@@ -11,7 +11,8 @@ enum Upsampler {
     /// sample); writes 2 × width samples: out[2i] = (3a[i] + a[i−1] + 1) >> 2,
     /// out[2i+1] = (3a[i] + a[i+1] + 2) >> 2.
     ///
-    /// Interior samples go eight at a time on 16-bit lanes, as in `fancyH2V2`.
+    /// Interior samples go sixteen at a time on 16-bit lanes (one AVX2 register), then eight,
+    /// as in `fancyH2V2`.
     static func fancyH2V1(_ input: UnsafePointer<UInt8>, width: Int, _ output: UnsafeMutablePointer<UInt8>) {
         guard width > 0 else { return }
         let last = width &- 1
@@ -25,6 +26,16 @@ enum Upsampler {
         let raw = UnsafeRawPointer(input)
         @inline(__always) func samples(_ at: Int) -> SIMD8<Int16> {
             SIMD8<Int16>(widening: raw.loadUnaligned(fromByteOffset: at, as: SIMD8<UInt8>.self))
+        }
+        @inline(__always) func samples16(_ at: Int) -> SIMD16<Int16> {
+            widen16(raw.loadUnaligned(fromByteOffset: at, as: SIMD16<UInt8>.self))
+        }
+        while i &+ 16 <= last {
+            let c3 = samples16(i) &* 3
+            let even = (c3 &+ samples16(i &- 1) &+ 1) &>> 2
+            let odd = (c3 &+ samples16(i &+ 1) &+ 2) &>> 2
+            UnsafeMutableRawPointer(output + 2 &* i).storeBytes(of: even | odd &<< 8, as: SIMD16<Int16>.self)
+            i &+= 16
         }
         while i &+ 8 <= last {
             let c3 = samples(i) &* 3
@@ -54,7 +65,7 @@ enum Upsampler {
     /// out[2i] = (3s[i] + s[i−1] + 8) >> 4 and out[2i+1] = (3s[i] + s[i+1] + 7) >> 4, with the
     /// edge sums repeated. Writes 2 × width samples.
     ///
-    /// Interior columns go eight at a time on 16-bit lanes (every term is ≤ 4088); each lane
+    /// Interior columns go sixteen, then eight at a time on 16-bit lanes (every term is ≤ 4088); each lane
     /// packs its even and odd output as one little-endian 16-bit word, so the interleaved
     /// store needs no shuffle.
     static func fancyH2V2(near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>, width: Int, _ output: UnsafeMutablePointer<UInt8>) {
@@ -74,6 +85,18 @@ enum Upsampler {
             let f = SIMD8<Int16>(widening: fraw.loadUnaligned(fromByteOffset: at, as: SIMD8<UInt8>.self))
             return n &* 3 &+ f
         }
+        @inline(__always) func sums16(_ at: Int) -> SIMD16<Int16> {
+            let n = widen16(nraw.loadUnaligned(fromByteOffset: at, as: SIMD16<UInt8>.self))
+            let f = widen16(fraw.loadUnaligned(fromByteOffset: at, as: SIMD16<UInt8>.self))
+            return n &* 3 &+ f
+        }
+        while i &+ 16 <= last {
+            let c3 = sums16(i) &* 3
+            let even = (c3 &+ sums16(i &- 1) &+ 8) &>> 4
+            let odd = (c3 &+ sums16(i &+ 1) &+ 7) &>> 4
+            UnsafeMutableRawPointer(output + 2 &* i).storeBytes(of: even | odd &<< 8, as: SIMD16<Int16>.self)
+            i &+= 16
+        }
         while i &+ 8 <= last {
             let c3 = sums(i) &* 3
             let even = (c3 &+ sums(i &- 1) &+ 8) &>> 4
@@ -85,6 +108,13 @@ enum Upsampler {
             pair(i)
             i &+= 1
         }
+    }
+
+    /// Sixteen bytes zero-extended, lane by lane (SIMDLanes.swift says why).
+    @inline(__always)
+    private static func widen16(_ v: SIMD16<UInt8>) -> SIMD16<Int16> {
+        SIMD16<Int16>(Int16(v[0]), Int16(v[1]), Int16(v[2]), Int16(v[3]), Int16(v[4]), Int16(v[5]), Int16(v[6]), Int16(v[7]),
+                      Int16(v[8]), Int16(v[9]), Int16(v[10]), Int16(v[11]), Int16(v[12]), Int16(v[13]), Int16(v[14]), Int16(v[15]))
     }
 
     /// Plain replication horizontally by `factor` (1...4), libjpeg's `int_upsample` /
