@@ -51,6 +51,18 @@ extension ImageCodec {
         }
     }
 
+    /// `source` itself for formats decoded through positioned reads (movies, TIFF, camera raw);
+    /// for every other format its bytes, read once, as a `MemoryByteSource`. `probe(source:)`,
+    /// `memoryEstimate(source:)` and `decode(source:)` of such a still each read the whole
+    /// source, so a caller making all three calls (a render) would read the file three times:
+    /// for a 7 MB JPEG thumbnail that was three 7 MB copies and their page faults.
+    public static func readingStillsOnce(_ source: ByteSource, limits: DecodeLimits) throws -> ByteSource {
+        switch try sniff(source: source) {
+        case .video, .tiff, .raw: return source
+        default: return MemoryByteSource(try wholeSource(source, limits: limits))
+        }
+    }
+
     /// All of `source`, refused before reading when over `limits.maxInputBytes`.
     public static func wholeSource(_ source: ByteSource, limits: DecodeLimits) throws -> [UInt8] {
         if let memory = source as? MemoryByteSource { return memory.bytes }

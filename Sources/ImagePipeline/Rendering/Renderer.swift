@@ -107,7 +107,10 @@ public enum Renderer {
     /// needs, are read, never the whole file; the reservation in `budget` counts them.
     static func render(source: ByteSource, modes: [ResizeMode], options: RenderOptions,
                        budget: DecodeMemoryBudget) throws(PipelineError) -> [RenderOutcome] {
-        try render(RenderInput.source(source), modes: modes, options: options, budget: budget)
+        // A still other than TIFF is read whole by the probe, the estimate and the decode
+        // alike: read it once.
+        let once = try codec { try ImageCodec.readingStillsOnce(source, limits: options.limits) }
+        return try render(RenderInput.source(once), modes: modes, options: options, budget: budget)
     }
 
     /// The render of either input; bytes are released once decoded.
