@@ -26,9 +26,9 @@ struct VP8BoolDecoder {
     }
 
     private mutating func load() {
-        if end &- position >= 7 {
-            var chunk: UInt64 = 0
-            for i in 0..<7 { chunk = (chunk << 8) | UInt64(base[position &+ i]) }
+        if end &- position >= 8 {
+            // One unaligned big-endian load of 8 bytes, of which the first 7 are used.
+            let chunk = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self).bigEndian >> 8
             position &+= 7
             value = (value << 56) | chunk
             bits &+= 56
@@ -62,6 +62,12 @@ struct VP8BoolDecoder {
         range <<= UInt32(shift)
         bits &-= shift
         return result
+    }
+
+    /// `magnitude` with a sign read at probability 1/2 (1 = negative).
+    @inline(__always)
+    mutating func signed(_ magnitude: Int32) -> Int32 {
+        bit(128) == 1 ? 0 &- magnitude : magnitude
     }
 
     /// An unsigned `count`-bit literal, most significant bit first, each bit at probability 1/2.

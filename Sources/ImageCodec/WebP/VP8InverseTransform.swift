@@ -63,6 +63,24 @@ enum VP8InverseTransform {
         }
     }
 
+    /// Adds the IDCT of a block whose only non-zero coefficient is `dc`: (dc + 4) >> 3 on
+    /// every pixel, what `addIDCT` gives for such a block (libwebp TransformDC).
+    @inline(__always)
+    static func addDC(_ dc: Int16, to dst: UnsafeMutablePointer<UInt8>, stride: Int) {
+        let delta = SIMD4<Int16>(repeating: Int16(truncatingIfNeeded: (Int32(dc) &+ 4) >> 3))
+        var row = dst
+        for _ in 0..<4 {
+            let pixels = SIMD4<Int16>(truncatingIfNeeded: UnsafeRawPointer(row).loadUnaligned(as: SIMD4<UInt8>.self))
+            // |delta| ≤ 4096, so the sum fits 16 bits; clamp to 0...255 with shift masks.
+            var sum = pixels &+ delta
+            sum &= ~(sum &>> 15)
+            let over = (SIMD4<Int16>(repeating: 255) &- sum) &>> 15
+            sum = (sum & ~over) | (SIMD4<Int16>(repeating: 255) & over)
+            UnsafeMutableRawPointer(row).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: sum), as: SIMD4<UInt8>.self)
+            row += stride
+        }
+    }
+
     @inline(__always) static func clampAdd(_ pixel: UInt8, _ delta: Int32) -> UInt8 {
         let v = Int32(pixel) &+ delta
         return v < 0 ? 0 : (v > 255 ? 255 : UInt8(truncatingIfNeeded: v))

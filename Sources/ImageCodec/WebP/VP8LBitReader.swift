@@ -1,24 +1,27 @@
 /// The least-significant-bit-first bit reader of VP8L (lossless specification section 3).
 /// Past the end it returns zeros; `pastEnd` tells the decoder, which reports `.truncated`.
+///
+/// The fields are internal so that the pixel loop (`VP8LPixelDecoder`) can keep them in local
+/// variables and write them back; everything else reads through the methods.
 struct VP8LBitReader {
-    private let base: UnsafePointer<UInt8>
-    private var position: Int
-    private let end: Int
-    private var buffer: UInt64 = 0
+    let base: UnsafePointer<UInt8>
+    var position: Int
+    let end: Int
+    var buffer: UInt64 = 0
     /// Bits in `buffer`; once the data is exhausted the zeros above count as bits too.
-    private var count = 0
-    private var consumed = 0
-    private let totalBits: Int
+    var count = 0
+    /// Zero bits counted into `count` past the end of the data: more bits were read than the
+    /// data holds once `count` drops below this (with every byte loaded).
+    var phantom = 0
 
     init(_ file: UnsafeBufferPointer<UInt8>, _ bytes: Range<Int>) {
         base = file.baseAddress ?? UnsafePointer(bitPattern: 1)!
         position = bytes.lowerBound
         end = bytes.upperBound
-        totalBits = bytes.count * 8
     }
 
     /// Whether more bits were read than the data holds.
-    var pastEnd: Bool { consumed > totalBits }
+    var pastEnd: Bool { position == end && count < phantom }
 
     @inline(__always)
     private mutating func fill() {
@@ -31,12 +34,25 @@ struct VP8LBitReader {
             count &+= bytes &* 8
             return
         }
+        (buffer, count, position, phantom) = Self.fillTail(buffer, count, position, phantom, base, end)
+    }
+
+    /// The fill within 8 bytes of the end: byte by byte, then zeros (counted in `phantom`).
+    /// A function of values rather than a mutating method so that callers holding the reader
+    /// in registers keep it there.
+    static func fillTail(_ buffer: UInt64, _ count: Int, _ position: Int, _ phantom: Int,
+                         _ base: UnsafePointer<UInt8>, _ end: Int) -> (UInt64, Int, Int, Int) {
+        var buffer = buffer, count = count, position = position, phantom = phantom
         while count <= 56 && position < end {
             buffer |= UInt64(base[position]) << UInt64(count)
             position &+= 1
             count &+= 8
         }
-        if position >= end { count = 64 }
+        if position >= end {
+            phantom &+= 64 &- count
+            count = 64
+        }
+        return (buffer, count, position, phantom)
     }
 
     /// The next `n` (1...32) bits without consuming them.
@@ -50,7 +66,6 @@ struct VP8LBitReader {
     mutating func skip(_ n: Int) {
         buffer >>= UInt64(n)
         count &-= n
-        consumed &+= n
     }
 
     /// Reads `n` (0...32) bits.
