@@ -47,19 +47,21 @@ struct VP8BoolDecoder {
     @inline(__always)
     mutating func bit(_ probability: UInt8) -> Int {
         if bits < 0 { load() }
-        let split = 1 &+ (((range &- 1) &* UInt32(probability)) >> 8)
-        let window = UInt32(truncatingIfNeeded: value >> UInt64(bits))
+        // Masking shifts (`&>>`, `&<<`): `bits` is 0...56 here, and the checked forms cost a
+        // compare and a select each in the hottest loop of the lossy decoder.
+        let split = 1 &+ (((range &- 1) &* UInt32(probability)) &>> 8)
+        let window = UInt32(truncatingIfNeeded: value &>> UInt64(truncatingIfNeeded: bits))
         let result: Int
         if window >= split {
             range &-= split
-            value &-= UInt64(split) << UInt64(bits)
+            value &-= UInt64(split) &<< UInt64(truncatingIfNeeded: bits)
             result = 1
         } else {
             range = split
             result = 0
         }
         let shift = range.leadingZeroBitCount &- 24
-        range <<= UInt32(shift)
+        range &<<= UInt32(truncatingIfNeeded: shift)
         bits &-= shift
         return result
     }

@@ -2,11 +2,12 @@
 /// references with the 2-D distance map, and colour-cache hits, each pixel read with the
 /// prefix-code group its meta-image block selects.
 ///
-/// Why one function with the reader in locals: the bit window, its count and the byte
-/// position are plain local variables here, and symbols are decoded by a nested function
-/// the compiler inlines, so they stay in registers for the whole image. Reading through an
+/// Why one function with the reader in a local: the bit window, its count and the byte
+/// position belong to a local copy of the reader whose methods all inline (the slow refill is
+/// a function of values), so they stay in registers for the whole image. Reading through an
 /// `inout` reader kept them in memory and the symbol decoder out of line (391 M of the 977 M
-/// instructions of a 2560×1600 photo went to symbols).
+/// instructions of a 2560×1600 photo went to symbols). Nested functions must not capture the
+/// mutable state: a capture turned each variable into a heap box.
 enum VP8LPixelDecoder {
     /// The five prefix codes of one group as table pointers (`VP8LHuffmanCode` layout), with
     /// libwebp's shortcut for codes that have a single symbol: those take no bits, so their
@@ -48,89 +49,49 @@ enum VP8LPixelDecoder {
         defer { cache.deallocate() }
         let cacheShift = UInt32(32 &- cacheBits)
 
-        // The reader, in locals (see the type's comment); written back at the end.
-        var buffer = reader.buffer, count = reader.count, position = reader.position, phantom = reader.phantom
-        let base = reader.base, end = reader.end
-        defer { reader.buffer = buffer; reader.count = count; reader.position = position; reader.phantom = phantom }
+        // The reader as a local copy whose methods all inline, so its fields live in registers
+        // (see the type's comment); written back at the end.
+        var br = reader
+        defer { reader = br }
 
-        /// Brings `count` to at least 56 (or to 64 with zeros past the end).
-        @inline(__always) func fill() {
-            if end &- position >= 8 {
-                buffer |= UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self).littleEndian << UInt64(count)
-                let bytes = (63 &- count) >> 3
-                position &+= bytes
-                count &+= bytes &* 8
-            } else {
-                (buffer, count, position, phantom) = VP8LBitReader.fillTail(buffer, count, position, phantom, base, end)
-            }
-        }
-        /// One symbol; needs 15 bits in the window.
-        @inline(__always) func decode(_ t: UnsafePointer<UInt32>) -> Int {
-            let bits = Int(truncatingIfNeeded: buffer)
-            let entry = t[bits & 0xFF]
-            if entry & 0x100 == 0 {
-                buffer >>= UInt64(entry & 0xFF)
-                count &-= Int(entry & 0xFF)
-                return Int(entry >> 16)
-            }
-            let sub = t[Int(entry >> 16) &+ ((bits >> 8) & ((1 << Int(entry & 0xFF)) &- 1))]
-            let length = 8 &+ Int(sub & 0xFF)
-            buffer >>= UInt64(length)
-            count &-= length
-            return Int(sub >> 16)
-        }
-        /// `n` (0...24) raw bits.
-        @inline(__always) func read(_ n: Int) -> Int {
-            if count < n { fill() }
-            let v = Int(truncatingIfNeeded: buffer & ((1 << UInt64(n)) &- 1))
-            buffer >>= UInt64(n)
-            count &-= n
-            return v
-        }
         /// Length or distance from a prefix symbol and its extra bits.
-        @inline(__always) func prefixValue(_ symbol: Int) -> Int {
+        @inline(__always) func prefixValue(_ symbol: Int, _ br: inout VP8LBitReader) -> Int {
             if symbol < 4 { return symbol &+ 1 }
             let extraBits = (symbol &- 2) >> 1
-            let offset = (2 &+ (symbol & 1)) << extraBits
-            return offset &+ read(extraBits) &+ 1
+            let offset = (2 &+ (symbol & 1)) &<< extraBits
+            return offset &+ br.bits(extraBits) &+ 1
         }
-        @inline(__always) func remember(_ argb: UInt32) {
-            if cacheBits > 0 { cache[Int(truncatingIfNeeded: (argb &* 0x1E35_A7BD) >> cacheShift)] = argb }
+        @inline(__always) func groupAt(_ x: Int, _ y: Int) -> Group {
+            groups[Int(groupIndex[(y &>> metaBits) &* metaWidth &+ (x &>> metaBits)])]
         }
-        /// Whether more bits were taken than the data holds (zeros were read past its end).
-        @inline(__always) func pastEnd() -> Bool { position == end && count < phantom }
 
         var group = groups[0]
-        @inline(__always) func selectGroup(_ x: Int, _ y: Int) {
-            if metaBits > 0 { group = groups[Int(groupIndex[(y >> metaBits) &* metaWidth &+ (x >> metaBits)])] }
-        }
-
         var x = 0, y = 0, index = 0
         while index < total {
-            if x & mask == 0 { selectGroup(x, y) }
-            if count < 32 { fill() }
-            let symbol = decode(group.green)
+            if x & mask == 0 && metaBits > 0 { group = groupAt(x, y) }
+            br.refill()
+            let symbol = br.decode(group.green)
             if symbol < 256 {
                 var argb = UInt32(truncatingIfNeeded: symbol) << 8 | group.literalBits
                 if !group.trivialLiteral {
-                    argb |= UInt32(truncatingIfNeeded: decode(group.red)) << 16
-                    if count < 32 { fill() }
-                    argb |= UInt32(truncatingIfNeeded: decode(group.blue))
-                    if !group.trivialAlpha { argb |= UInt32(truncatingIfNeeded: decode(group.alpha)) << 24 }
+                    argb |= UInt32(truncatingIfNeeded: br.decode(group.red)) << 16
+                    br.refill()
+                    argb |= UInt32(truncatingIfNeeded: br.decode(group.blue))
+                    if !group.trivialAlpha { argb |= UInt32(truncatingIfNeeded: br.decode(group.alpha)) << 24 }
                 }
                 out[index] = argb
-                remember(argb)
+                if cacheBits > 0 { cache[Int(truncatingIfNeeded: (argb &* 0x1E35_A7BD) &>> cacheShift)] = argb }
                 index &+= 1
                 x &+= 1
                 if x == width {
                     x = 0
                     y &+= 1
-                    if pastEnd() { break }
+                    if br.pastEnd { break }
                 }
             } else if symbol < 280 {
-                let length = prefixValue(symbol &- 256)
-                if count < 32 { fill() }
-                let code = prefixValue(decode(group.distance))
+                let length = prefixValue(symbol &- 256, &br)
+                br.refill()
+                let code = prefixValue(br.decode(group.distance), &br)
                 var dist: Int
                 if code > 120 {
                     dist = code &- 120
@@ -140,19 +101,24 @@ enum VP8LPixelDecoder {
                     if dist < 1 { dist = 1 }
                 }
                 guard dist <= index, length <= total &- index else {
-                    if pastEnd() { throw ImageCodecError(.truncated, "VP8L pixel data ends early") }
+                    if br.pastEnd { throw ImageCodecError(.truncated, "VP8L pixel data ends early") }
                     throw ImageCodecError(.corrupt, "VP8L backward reference leaves the image")
                 }
                 copy(out + index, distance: dist, count: length)
-                if cacheBits > 0 { for k in 0..<length { remember(out[index &+ k]) } }
+                if cacheBits > 0 {
+                    for k in 0..<length {
+                        let argb = out[index &+ k]
+                        cache[Int(truncatingIfNeeded: (argb &* 0x1E35_A7BD) &>> cacheShift)] = argb
+                    }
+                }
                 index &+= length
                 x &+= length
                 while x >= width { x &-= width; y &+= 1 }
-                if pastEnd() { break }
-                if index < total { selectGroup(x, y) }
+                if br.pastEnd { break }
+                if index < total && metaBits > 0 { group = groupAt(x, y) }
             } else {
                 guard symbol &- 280 < cacheSize else {
-                    if pastEnd() { throw ImageCodecError(.truncated, "VP8L pixel data ends early") }
+                    if br.pastEnd { throw ImageCodecError(.truncated, "VP8L pixel data ends early") }
                     throw ImageCodecError(.corrupt, "VP8L colour cache index without a cache")
                 }
                 out[index] = cache[symbol &- 280]
@@ -161,11 +127,11 @@ enum VP8LPixelDecoder {
                 if x == width {
                     x = 0
                     y &+= 1
-                    if pastEnd() { break }
+                    if br.pastEnd { break }
                 }
             }
         }
-        if pastEnd() { throw ImageCodecError(.truncated, "VP8L pixel data ends early") }
+        if br.pastEnd { throw ImageCodecError(.truncated, "VP8L pixel data ends early") }
     }
 
     /// Copies `count` pixels from `distance` back to `dst`, as many at a step as the distance

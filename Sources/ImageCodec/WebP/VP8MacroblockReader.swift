@@ -230,7 +230,7 @@ final class VP8MacroblockReader {
                 p = next + 22
             }
             let value = d.signed(magnitude)
-            let position = Int(truncatingIfNeeded: (zigzagNibbles >> UInt64(n &* 4)) & 15)
+            let position = Int(truncatingIfNeeded: (zigzagNibbles &>> UInt64(truncatingIfNeeded: n &* 4)) & 15)
             out[position] = Int16(truncatingIfNeeded: value &* (n > 0 ? ac : dc))
             n &+= 1
         }
