@@ -14,9 +14,14 @@ enum VP8LTransforms {
         let data: [UInt32]
     }
 
-    @inline(__always) static func add(_ a: UInt32, _ b: UInt32) -> UInt32 {
-        (((a & 0xFF00FF00) &+ (b & 0xFF00FF00)) & 0xFF00FF00) | (((a & 0x00FF00FF) &+ (b & 0x00FF00FF)) & 0x00FF00FF)
+    /// A pixel's four bytes in the low lanes of a vector register (the other lanes are 0).
+    @inline(__always) private static func bytes(_ v: UInt32) -> SIMD16<UInt8> {
+        unsafeBitCast(SIMD4<UInt32>(v, 0, 0, 0), to: SIMD16<UInt8>.self)
     }
+    @inline(__always) private static func word(_ v: SIMD16<UInt8>) -> UInt32 { unsafeBitCast(v, to: SIMD4<UInt32>.self)[0] }
+
+    /// Per-byte sum modulo 256 (one `paddb`).
+    @inline(__always) static func add(_ a: UInt32, _ b: UInt32) -> UInt32 { word(bytes(a) &+ bytes(b)) }
 
     @inline(__always) private static func average(_ a: UInt32, _ b: UInt32) -> UInt32 {
         (((a ^ b) & 0xFEFEFEFE) >> 1) &+ (a & b)
@@ -24,17 +29,18 @@ enum VP8LTransforms {
 
     @inline(__always) private static func channel(_ v: UInt32, _ shift: UInt32) -> Int32 { Int32((v >> shift) & 0xFF) }
 
-    @inline(__always) private static func absDifference(_ a: UInt32, _ b: UInt32, _ shift: UInt32) -> Int32 {
-        Swift.abs(channel(a, shift) &- channel(b, shift))
+    /// The sum of the four bytes of `v` (at most 1020).
+    @inline(__always) private static func byteSum(_ v: UInt32) -> Int32 {
+        let pairs = (v & 0x00FF_00FF) &+ ((v &>> 8) & 0x00FF_00FF)
+        return Int32(truncatingIfNeeded: (pairs & 0xFFFF) &+ (pairs &>> 16))
     }
 
     @inline(__always) private static func select(top: UInt32, left: UInt32, topLeft: UInt32) -> UInt32 {
-        // Σ |left − topLeft| − |top − topLeft| over the four channels, written out: a loop over
-        // an array of shifts stayed a loop in the predictor's hot path.
-        let leftDistance = absDifference(left, topLeft, 24) &+ absDifference(left, topLeft, 16)
-            &+ absDifference(left, topLeft, 8) &+ absDifference(left, topLeft, 0)
-        let topDistance = absDifference(top, topLeft, 24) &+ absDifference(top, topLeft, 16)
-            &+ absDifference(top, topLeft, 8) &+ absDifference(top, topLeft, 0)
+        // Σ |left − topLeft| − |top − topLeft| over the four channels: each absolute difference
+        // is max − min of the bytes on lanes (`pmaxub`, `pminub`, `psubb`), the sums by halves.
+        let t = bytes(top), l = bytes(left), c = bytes(topLeft)
+        let leftDistance = byteSum(word(pointwiseMax(l, c) &- pointwiseMin(l, c)))
+        let topDistance = byteSum(word(pointwiseMax(t, c) &- pointwiseMin(t, c)))
         return leftDistance &- topDistance <= 0 ? top : left
     }
 
@@ -68,21 +74,40 @@ enum VP8LTransforms {
                 row[i] = left
             }
         }
+        /// Modes that read only the row above: four pixels at a time (their predictions do not
+        /// depend on the pixels being decoded), bytes added on lanes.
+        @inline(__always) func runAbove(_ predict4: (Int) -> SIMD4<UInt32>, _ predict: (Int) -> UInt32) {
+            var i = 0
+            while i &+ 4 <= count {
+                let residual = UnsafeRawPointer(row + i).loadUnaligned(as: SIMD16<UInt8>.self)
+                let sum = residual &+ unsafeBitCast(predict4(i), to: SIMD16<UInt8>.self)
+                UnsafeMutableRawPointer(row + i).storeBytes(of: sum, as: SIMD16<UInt8>.self)
+                i &+= 4
+            }
+            while i < count {
+                row[i] = add(row[i], predict(i))
+                i &+= 1
+            }
+        }
+        @inline(__always) func above4(_ i: Int) -> SIMD4<UInt32> { UnsafeRawPointer(top + i).loadUnaligned(as: SIMD4<UInt32>.self) }
+        @inline(__always) func average4(_ a: SIMD4<UInt32>, _ b: SIMD4<UInt32>) -> SIMD4<UInt32> {
+            (((a ^ b) & 0xFEFE_FEFE) &>> 1) &+ (a & b)
+        }
         switch mode {
         case 1: run { left, _ in left }
-        case 2: run { _, i in top[i] }
-        case 3: run { _, i in top[i &+ 1] }
-        case 4: run { _, i in top[i &- 1] }
+        case 2: runAbove({ above4($0) }, { top[$0] })
+        case 3: runAbove({ above4($0 &+ 1) }, { top[$0 &+ 1] })
+        case 4: runAbove({ above4($0 &- 1) }, { top[$0 &- 1] })
         case 5: run { left, i in average(average(left, top[i &+ 1]), top[i]) }
         case 6: run { left, i in average(left, top[i &- 1]) }
         case 7: run { left, i in average(left, top[i]) }
-        case 8: run { _, i in average(top[i &- 1], top[i]) }
-        case 9: run { _, i in average(top[i], top[i &+ 1]) }
+        case 8: runAbove({ average4(above4($0 &- 1), above4($0)) }, { average(top[$0 &- 1], top[$0]) })
+        case 9: runAbove({ average4(above4($0), above4($0 &+ 1)) }, { average(top[$0], top[$0 &+ 1]) })
         case 10: run { left, i in average(average(left, top[i &- 1]), average(top[i], top[i &+ 1])) }
         case 11: run { left, i in select(top: top[i], left: left, topLeft: top[i &- 1]) }
         case 12: run { left, i in clampAddSubtractFull(left, top[i], top[i &- 1]) }
         case 13: run { left, i in clampAddSubtractHalf(average(left, top[i]), top[i &- 1]) }
-        default: run { _, _ in 0xFF00_0000 }  // 0, and the unused 14 and 15
+        default: runAbove({ _ in SIMD4(repeating: 0xFF00_0000) }, { _ in 0xFF00_0000 })  // 0, and the unused 14 and 15
         }
     }
 
@@ -170,7 +195,16 @@ enum VP8LTransforms {
                     }
                 }
             case .subtractGreen:
-                for i in 0..<(width &* height) {
+                let total = width &* height
+                var i = 0
+                while i &+ 4 <= total {
+                    let argb = UnsafeRawPointer(pixels + i).loadUnaligned(as: SIMD4<UInt32>.self)
+                    let green = (argb &>> 8) & 0xFF
+                    let redBlue = ((argb & 0x00FF_00FF) &+ (green &<< 16 | green)) & 0x00FF_00FF
+                    UnsafeMutableRawPointer(pixels + i).storeBytes(of: (argb & 0xFF00_FF00) | redBlue, as: SIMD4<UInt32>.self)
+                    i &+= 4
+                }
+                for i in i..<total {
                     let argb = pixels[i]
                     let green = (argb >> 8) & 0xFF
                     let redBlue = ((argb & 0x00FF_00FF) &+ (green << 16 | green)) & 0x00FF_00FF
