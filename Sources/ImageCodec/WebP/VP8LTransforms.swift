@@ -27,38 +27,41 @@ enum VP8LTransforms {
         (((a ^ b) & 0xFEFEFEFE) >> 1) &+ (a & b)
     }
 
-    @inline(__always) private static func channel(_ v: UInt32, _ shift: UInt32) -> Int32 { Int32((v >> shift) & 0xFF) }
-
-    /// The sum of the four bytes of `v` (at most 1020).
-    @inline(__always) private static func byteSum(_ v: UInt32) -> Int32 {
-        let pairs = (v & 0x00FF_00FF) &+ ((v &>> 8) & 0x00FF_00FF)
-        return Int32(truncatingIfNeeded: (pairs & 0xFFFF) &+ (pairs &>> 16))
+    /// 16-bit lanes of the bytes of two pixels (`low` in lanes 0-3, `high` in 4-7, blue first).
+    private typealias Channels = SIMD8<Int16>
+    @inline(__always) private static func channels(_ low: UInt32, _ high: UInt32) -> Channels {
+        Channels(widening: unsafeBitCast(UInt64(low) | UInt64(high) &<< 32, to: SIMD8<UInt8>.self))
+    }
+    /// Lanes 0-3, clamped to 0...255 (shift masks), as a pixel.
+    @inline(__always) private static func clampedPixel(_ v: Channels) -> UInt32 {
+        let x = v & ~(v &>> 15)
+        let over = (Channels(repeating: 255) &- x) &>> 15
+        let clamped = (x & ~over) | (Channels(repeating: 255) & over)
+        return UInt32(truncatingIfNeeded: unsafeBitCast(SIMD8<UInt8>(narrowing: clamped), to: UInt64.self))
+    }
+    /// The sum of the four 16-bit fields of `v` (each at most 255 here).
+    @inline(__always) private static func fieldSum(_ v: UInt64) -> Int {
+        let pairs = (v & 0x0000_FFFF_0000_FFFF) &+ ((v &>> 16) & 0x0000_FFFF_0000_FFFF)
+        return Int(truncatingIfNeeded: (pairs & 0xFFFF_FFFF) &+ (pairs &>> 32))
     }
 
     @inline(__always) private static func select(top: UInt32, left: UInt32, topLeft: UInt32) -> UInt32 {
-        // Σ |left − topLeft| − |top − topLeft| over the four channels: each absolute difference
-        // is max − min of the bytes on lanes (`pmaxub`, `pminub`, `psubb`), the sums by halves.
-        let t = bytes(top), l = bytes(left), c = bytes(topLeft)
-        let leftDistance = byteSum(word(pointwiseMax(l, c) &- pointwiseMin(l, c)))
-        let topDistance = byteSum(word(pointwiseMax(t, c) &- pointwiseMin(t, c)))
-        return leftDistance &- topDistance <= 0 ? top : left
+        // Σ |left − topLeft| − |top − topLeft| over the four channels, both sums on one set of
+        // lanes: left's channels in 0-3, top's in 4-7.
+        let d = channels(left, top) &- channels(topLeft, topLeft)
+        let sign = d &>> 15
+        let distances = unsafeBitCast((d ^ sign) &- sign, to: SIMD2<UInt64>.self)
+        return fieldSum(distances[0]) &- fieldSum(distances[1]) <= 0 ? top : left
     }
 
-    @inline(__always) private static func clampByte(_ v: Int32) -> UInt32 { v < 0 ? 0 : (v > 255 ? 255 : UInt32(v)) }
-
     @inline(__always) private static func clampAddSubtractFull(_ a: UInt32, _ b: UInt32, _ c: UInt32) -> UInt32 {
-        @inline(__always) func lane(_ shift: UInt32) -> UInt32 {
-            clampByte(channel(a, shift) &+ channel(b, shift) &- channel(c, shift)) << shift
-        }
-        return lane(24) | lane(16) | lane(8) | lane(0)
+        clampedPixel(channels(a, 0) &+ channels(b, 0) &- channels(c, 0))
     }
 
     @inline(__always) private static func clampAddSubtractHalf(_ a: UInt32, _ b: UInt32) -> UInt32 {
-        @inline(__always) func lane(_ shift: UInt32) -> UInt32 {
-            let x = channel(a, shift), y = channel(b, shift)
-            return clampByte(x &+ (x &- y) / 2) << shift
-        }
-        return lane(24) | lane(16) | lane(8) | lane(0)
+        let x = channels(a, 0), d = x &- channels(b, 0)
+        // d / 2 rounded toward zero, as C's division (libwebp AddSubtractComponentHalf).
+        return clampedPixel(x &+ ((d &- (d &>> 15)) &>> 1))
     }
 
     /// Adds predictor `mode` to the `count` pixels at `row` (`row[-1]` is the left neighbour,
@@ -195,16 +198,7 @@ enum VP8LTransforms {
                     }
                 }
             case .subtractGreen:
-                let total = width &* height
-                var i = 0
-                while i &+ 4 <= total {
-                    let argb = UnsafeRawPointer(pixels + i).loadUnaligned(as: SIMD4<UInt32>.self)
-                    let green = (argb &>> 8) & 0xFF
-                    let redBlue = ((argb & 0x00FF_00FF) &+ (green &<< 16 | green)) & 0x00FF_00FF
-                    UnsafeMutableRawPointer(pixels + i).storeBytes(of: (argb & 0xFF00_FF00) | redBlue, as: SIMD4<UInt32>.self)
-                    i &+= 4
-                }
-                for i in i..<total {
+                for i in 0..<(width &* height) {
                     let argb = pixels[i]
                     let green = (argb >> 8) & 0xFF
                     let redBlue = ((argb & 0x00FF_00FF) &+ (green << 16 | green)) & 0x00FF_00FF
