@@ -140,8 +140,7 @@ enum VP8FrameDecoder {
         }
     }
 
-    // Fixed-width copies as single loads and stores: `update(from:count:)` became a call to
-    // memmove for each row of each macroblock.
+    // Fixed-width row copies, each one unaligned load and one store.
     @inline(__always) private static func copy16(_ dst: UnsafeMutablePointer<UInt8>, _ src: UnsafePointer<UInt8>) {
         UnsafeMutableRawPointer(dst).storeBytes(of: UnsafeRawPointer(src).loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
     }
