@@ -26,9 +26,9 @@ struct VP8BoolDecoder {
     }
 
     private mutating func load() {
-        if end &- position >= 7 {
-            var chunk: UInt64 = 0
-            for i in 0..<7 { chunk = (chunk << 8) | UInt64(base[position &+ i]) }
+        if end &- position >= 8 {
+            // One unaligned big-endian load of 8 bytes, of which the first 7 are used.
+            let chunk = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self).bigEndian >> 8
             position &+= 7
             value = (value << 56) | chunk
             bits &+= 56
@@ -47,21 +47,29 @@ struct VP8BoolDecoder {
     @inline(__always)
     mutating func bit(_ probability: UInt8) -> Int {
         if bits < 0 { load() }
-        let split = 1 &+ (((range &- 1) &* UInt32(probability)) >> 8)
-        let window = UInt32(truncatingIfNeeded: value >> UInt64(bits))
+        // Masking shifts (`&>>`, `&<<`): `bits` is 0...56 here, and the checked forms cost a
+        // compare and a select each in the hottest loop of the lossy decoder.
+        let split = 1 &+ (((range &- 1) &* UInt32(probability)) &>> 8)
+        let window = UInt32(truncatingIfNeeded: value &>> UInt64(truncatingIfNeeded: bits))
         let result: Int
         if window >= split {
             range &-= split
-            value &-= UInt64(split) << UInt64(bits)
+            value &-= UInt64(split) &<< UInt64(truncatingIfNeeded: bits)
             result = 1
         } else {
             range = split
             result = 0
         }
         let shift = range.leadingZeroBitCount &- 24
-        range <<= UInt32(shift)
+        range &<<= UInt32(truncatingIfNeeded: shift)
         bits &-= shift
         return result
+    }
+
+    /// `magnitude` with a sign read at probability 1/2 (1 = negative).
+    @inline(__always)
+    mutating func signed(_ magnitude: Int32) -> Int32 {
+        bit(128) == 1 ? 0 &- magnitude : magnitude
     }
 
     /// An unsigned `count`-bit literal, most significant bit first, each bit at probability 1/2.

@@ -33,12 +33,14 @@ enum VP8FrameDecoder {
         var (header, modes) = try VP8FrameHeader.read(file, chunk: chunk)
         let mbw = header.macroblockColumns, mbh = header.macroblockRows
         let yStride = mbw * 16, uvStride = mbw * 8
+        // Every byte of the planes is written by its macroblock before anything reads it (a
+        // failed decode throws them away), so they are not zero-filled first: that was a
+        // pass over 1.5 bytes per pixel of memory for nothing.
+        func plane(_ count: Int) -> [UInt8] { [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count } }
         var planes = VP8Planes(width: header.width, height: header.height, yStride: yStride, uvStride: uvStride,
-                               y: [UInt8](repeating: 0, count: yStride * mbh * 16),
-                               u: [UInt8](repeating: 0, count: uvStride * mbh * 8),
-                               v: [UInt8](repeating: 0, count: uvStride * mbh * 8))
+                               y: plane(yStride * mbh * 16), u: plane(uvStride * mbh * 8), v: plane(uvStride * mbh * 8))
         var tokenDecoders = header.tokenPartitions.map { VP8BoolDecoder(file, $0) }
-        var reader = VP8MacroblockReader(header: header)
+        let reader = VP8MacroblockReader(header: header)
         let ws = workStride
         let work = UnsafeMutablePointer<UInt8>.allocate(capacity: ws * 35)
         work.initialize(repeating: 0, count: ws * 35)
@@ -73,21 +75,23 @@ enum VP8FrameDecoder {
                             if tokens.pastEnd { throw ImageCodecError(.truncated, "VP8 token partition ends early (macroblock row \(mby))") }
                             if mbx > 0 { shiftLeftColumns(yw: yw, uw: uw, vw: vw) }
                             if mby > 0 {
-                                (yw - ws).update(from: yTop + mbx * 16, count: 16)
-                                (uw - ws).update(from: uTop + mbx * 8, count: 8)
-                                (vw - ws).update(from: vTop + mbx * 8, count: 8)
+                                copy16(yw - ws, yTop + mbx &* 16)
+                                copy8(uw - ws, uTop + mbx &* 8)
+                                copy8(vw - ws, vTop + mbx &* 8)
                             }
                             reconstruct(mb, coefficients: coefficients, yw: yw, uw: uw, vw: vw, mbx: mbx, mby: mby,
                                         mbw: mbw, yTop: yTop)
                             if mby < mbh - 1 {
-                                (yTop + mbx * 16).update(from: yw + 15 * ws, count: 16)
-                                (uTop + mbx * 8).update(from: uw + 7 * ws, count: 8)
-                                (vTop + mbx * 8).update(from: vw + 7 * ws, count: 8)
+                                copy16(yTop + mbx &* 16, yw + 15 &* ws)
+                                copy8(uTop + mbx &* 8, uw + 7 &* ws)
+                                copy8(vTop + mbx &* 8, vw + 7 &* ws)
                             }
-                            for j in 0..<16 { (yPlane + (mby * 16 + j) * yStride + mbx * 16).update(from: yw + j * ws, count: 16) }
+                            let yOut = yPlane + mby &* 16 &* yStride + mbx &* 16
+                            for j in 0..<16 { copy16(yOut + j &* yStride, yw + j &* ws) }
+                            let uOut = uPlane + mby &* 8 &* uvStride + mbx &* 8, vOut = vPlane + mby &* 8 &* uvStride + mbx &* 8
                             for j in 0..<8 {
-                                (uPlane + (mby * 8 + j) * uvStride + mbx * 8).update(from: uw + j * ws, count: 8)
-                                (vPlane + (mby * 8 + j) * uvStride + mbx * 8).update(from: vw + j * ws, count: 8)
+                                copy8(uOut + j &* uvStride, uw + j &* ws)
+                                copy8(vOut + j &* uvStride, vw + j &* ws)
                             }
                             filterInfo[mbx] = (header.filterStrengths[mb.segment * 2 + (mb.is4x4 ? 1 : 0)], mb.is4x4 || !mb.skip)
                         }
@@ -129,11 +133,22 @@ enum VP8FrameDecoder {
     /// The previous macroblock's last four columns (and its top row's) become the left context.
     private static func shiftLeftColumns(yw: UnsafeMutablePointer<UInt8>, uw: UnsafeMutablePointer<UInt8>, vw: UnsafeMutablePointer<UInt8>) {
         let ws = workStride
-        for j in -1..<16 { (yw + j * ws - 4).update(from: yw + j * ws + 12, count: 4) }
+        for j in -1..<16 { copy4(yw + j &* ws - 4, yw + j &* ws + 12) }
         for j in -1..<8 {
-            (uw + j * ws - 4).update(from: uw + j * ws + 4, count: 4)
-            (vw + j * ws - 4).update(from: vw + j * ws + 4, count: 4)
+            copy4(uw + j &* ws - 4, uw + j &* ws + 4)
+            copy4(vw + j &* ws - 4, vw + j &* ws + 4)
         }
+    }
+
+    // Fixed-width row copies, each one unaligned load and one store.
+    @inline(__always) private static func copy16(_ dst: UnsafeMutablePointer<UInt8>, _ src: UnsafePointer<UInt8>) {
+        UnsafeMutableRawPointer(dst).storeBytes(of: UnsafeRawPointer(src).loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+    }
+    @inline(__always) private static func copy8(_ dst: UnsafeMutablePointer<UInt8>, _ src: UnsafePointer<UInt8>) {
+        UnsafeMutableRawPointer(dst).storeBytes(of: UnsafeRawPointer(src).loadUnaligned(as: UInt64.self), as: UInt64.self)
+    }
+    @inline(__always) private static func copy4(_ dst: UnsafeMutablePointer<UInt8>, _ src: UnsafePointer<UInt8>) {
+        UnsafeMutableRawPointer(dst).storeBytes(of: UnsafeRawPointer(src).loadUnaligned(as: UInt32.self), as: UInt32.self)
     }
 
     private static func dcEdges(mbx: Int, mby: Int) -> VP8IntraPrediction.DCEdges {
@@ -157,15 +172,17 @@ enum VP8FrameDecoder {
             }
             for k in 1...3 { (topRight + 4 * k * ws).update(from: topRight, count: 4) }
             for n in 0..<16 {
-                let dst = yw + (n & 3) * 4 + (n >> 2) * 4 * ws
+                let offset: Int = (n & 3) &* 4 &+ (n >> 2) &* (4 &* ws)
+                let dst = yw + offset
                 VP8IntraPrediction.predictSubblock(dst, stride: ws, mode: mb.lumaModes[n], top: dst - ws, left: dst - 1, leftStride: ws)
-                if bits & (1 << UInt32(n)) != 0 { VP8InverseTransform.addIDCT(coefficients + n * 16, to: dst, stride: ws) }
+                addTransform(mb, n, coefficients, dst)
             }
         } else {
             VP8IntraPrediction.predictBlock(yw, stride: ws, size: 16, mode: mb.lumaModes[0], edges: dcEdges(mbx: mbx, mby: mby),
                                             top: yw - ws, left: yw - 1, leftStride: ws)
             for n in 0..<16 where bits & (1 << UInt32(n)) != 0 {
-                VP8InverseTransform.addIDCT(coefficients + n * 16, to: yw + (n & 3) * 4 + (n >> 2) * 4 * ws, stride: ws)
+                let offset: Int = (n & 3) &* 4 &+ (n >> 2) &* (4 &* ws)
+                addTransform(mb, n, coefficients, yw + offset)
             }
         }
         let edges = dcEdges(mbx: mbx, mby: mby)
@@ -173,8 +190,21 @@ enum VP8FrameDecoder {
         VP8IntraPrediction.predictBlock(vw, stride: ws, size: 8, mode: mb.chromaMode, edges: edges, top: vw - ws, left: vw - 1, leftStride: ws)
         for k in 0..<4 {
             let offset = (k & 1) * 4 + (k >> 1) * 4 * ws
-            if bits & (1 << UInt32(16 + k)) != 0 { VP8InverseTransform.addIDCT(coefficients + (16 + k) * 16, to: uw + offset, stride: ws) }
-            if bits & (1 << UInt32(20 + k)) != 0 { VP8InverseTransform.addIDCT(coefficients + (20 + k) * 16, to: vw + offset, stride: ws) }
+            addTransform(mb, 16 &+ k, coefficients, uw + offset)
+            addTransform(mb, 20 &+ k, coefficients, vw + offset)
+        }
+    }
+
+    /// Adds block `n`'s residue: nothing, its DC alone, or the full IDCT (libwebp's
+    /// DoTransform split; most blocks of a photo at usual qualities have no AC at all).
+    @inline(__always)
+    private static func addTransform(_ mb: VP8Macroblock, _ n: Int, _ coefficients: UnsafeMutablePointer<Int16>,
+                                      _ dst: UnsafeMutablePointer<UInt8>) {
+        let bit: UInt32 = 1 << UInt32(n)
+        if mb.acBlocks & bit != 0 {
+            VP8InverseTransform.addIDCT(coefficients + n &* 16, to: dst, stride: workStride)
+        } else if mb.nonZeroBlocks & bit != 0 {
+            VP8InverseTransform.addDC(coefficients[n &* 16], to: dst, stride: workStride)
         }
     }
 }

@@ -30,41 +30,58 @@ enum VP8InverseTransform {
         }
     }
 
-    @inline(__always) private static func mul1(_ a: Int32) -> Int32 { ((a &* 20091) >> 16) &+ a }
-    @inline(__always) private static func mul2(_ a: Int32) -> Int32 { (a &* 35468) >> 16 }
-
-    /// Adds the IDCT of the 16 coefficients `input` (natural order) to the 4×4 pixels at `dst`.
+    /// Adds the IDCT of the 16 coefficients `input` (natural order) to the 4×4 pixels at `dst`:
+    /// the same 32-bit arithmetic as the scalar form (RFC 6386 14.3), four columns at a time,
+    /// then four rows at a time after a transpose.
     @inline(__always)
     static func addIDCT(_ input: UnsafePointer<Int16>, to dst: UnsafeMutablePointer<UInt8>, stride: Int) {
-        var tmp = InlineArray<16, Int32>(repeating: 0)
-        for i in 0..<4 {  // columns
-            let c0 = Int32(input[i]), c4 = Int32(input[4 &+ i]), c8 = Int32(input[8 &+ i]), c12 = Int32(input[12 &+ i])
-            let a = c0 &+ c8
-            let b = c0 &- c8
-            let c = mul2(c4) &- mul1(c12)
-            let d = mul1(c4) &+ mul2(c12)
-            tmp[i &* 4] = a &+ d
-            tmp[i &* 4 &+ 1] = b &+ c
-            tmp[i &* 4 &+ 2] = b &- c
-            tmp[i &* 4 &+ 3] = a &- d
+        typealias V = SIMD4<Int32>
+        @inline(__always) func mul1(_ a: V) -> V { ((a &* 20091) &>> 16) &+ a }
+        @inline(__always) func mul2(_ a: V) -> V { (a &* 35468) &>> 16 }
+        @inline(__always) func row(_ k: Int) -> V {
+            V(truncatingIfNeeded: UnsafeRawPointer(input + 4 &* k).loadUnaligned(as: SIMD4<Int16>.self))
         }
-        var row = dst
-        for i in 0..<4 {  // rows
-            let dc = tmp[i] &+ 4
-            let a = dc &+ tmp[8 &+ i]
-            let b = dc &- tmp[8 &+ i]
-            let c = mul2(tmp[4 &+ i]) &- mul1(tmp[12 &+ i])
-            let d = mul1(tmp[4 &+ i]) &+ mul2(tmp[12 &+ i])
-            row[0] = clampAdd(row[0], (a &+ d) >> 3)
-            row[1] = clampAdd(row[1], (b &+ c) >> 3)
-            row[2] = clampAdd(row[2], (b &- c) >> 3)
-            row[3] = clampAdd(row[3], (a &- d) >> 3)
-            row += stride
+        @inline(__always) func transpose(_ a: V, _ b: V, _ c: V, _ d: V) -> (V, V, V, V) {
+            (V(a[0], b[0], c[0], d[0]), V(a[1], b[1], c[1], d[1]), V(a[2], b[2], c[2], d[2]), V(a[3], b[3], c[3], d[3]))
         }
+        // Vertical pass: lane i is column i.
+        let r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3)
+        let a = r0 &+ r2, b = r0 &- r2
+        let c = mul2(r1) &- mul1(r3), d = mul1(r1) &+ mul2(r3)
+        // Horizontal pass: after the transpose lane i is row i.
+        let (u0, u1, u2, u3) = transpose(a &+ d, b &+ c, b &- c, a &- d)
+        let dc = u0 &+ 4
+        let e = dc &+ u2, f = dc &- u2
+        let g = mul2(u1) &- mul1(u3), h = mul1(u1) &+ mul2(u3)
+        let (o0, o1, o2, o3) = transpose((e &+ h) &>> 3, (f &+ g) &>> 3, (f &- g) &>> 3, (e &- h) &>> 3)
+        @inline(__always) func add(_ delta: V, _ p: UnsafeMutablePointer<UInt8>) {
+            var v = V(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt8>.self)) &+ delta
+            v &= ~(v &>> 31)  // max(v, 0)
+            let over = (V(repeating: 255) &- v) &>> 31
+            v = (v & ~over) | (V(repeating: 255) & over)  // min(v, 255)
+            UnsafeMutableRawPointer(p).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: v), as: SIMD4<UInt8>.self)
+        }
+        add(o0, dst)
+        add(o1, dst + stride)
+        add(o2, dst + 2 &* stride)
+        add(o3, dst + 3 &* stride)
     }
 
-    @inline(__always) static func clampAdd(_ pixel: UInt8, _ delta: Int32) -> UInt8 {
-        let v = Int32(pixel) &+ delta
-        return v < 0 ? 0 : (v > 255 ? 255 : UInt8(truncatingIfNeeded: v))
+    /// Adds the IDCT of a block whose only non-zero coefficient is `dc`: (dc + 4) >> 3 on
+    /// every pixel, what `addIDCT` gives for such a block (libwebp TransformDC).
+    @inline(__always)
+    static func addDC(_ dc: Int16, to dst: UnsafeMutablePointer<UInt8>, stride: Int) {
+        let delta = SIMD4<Int16>(repeating: Int16(truncatingIfNeeded: (Int32(dc) &+ 4) >> 3))
+        var row = dst
+        for _ in 0..<4 {
+            let pixels = SIMD4<Int16>(truncatingIfNeeded: UnsafeRawPointer(row).loadUnaligned(as: SIMD4<UInt8>.self))
+            // |delta| ≤ 4096, so the sum fits 16 bits; clamp to 0...255 with shift masks.
+            var sum = pixels &+ delta
+            sum &= ~(sum &>> 15)
+            let over = (SIMD4<Int16>(repeating: 255) &- sum) &>> 15
+            sum = (sum & ~over) | (SIMD4<Int16>(repeating: 255) & over)
+            UnsafeMutableRawPointer(row).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: sum), as: SIMD4<UInt8>.self)
+            row += stride
+        }
     }
 }

@@ -127,8 +127,24 @@ enum VP8LDecoder {
         }
         let count = width * height
         var pixels = [UInt32](repeating: 0, count: max(count, capacity))
-        try VP8LPixelDecoder.run(&r, pixels: &pixels, width: width, height: height, cacheBits: cacheBits,
-                                 metaBits: metaBits, metaImage: metaImage, groupOf: groupOf, tables: tables, offsets: offsets)
+        // Group of each meta-image block, compacted to the tables kept.
+        let groupIndex = metaBits > 0 ? metaImage.map { groupOf[Int($0)] } : [0]
+        let groups = UnsafeMutablePointer<VP8LPixelDecoder.Group>.allocate(capacity: max(offsets.count / 5, 1))
+        defer { groups.deallocate() }
+        try tables.withUnsafeBufferPointer { t in
+            try offsets.withUnsafeBufferPointer { o in
+                for g in 0..<(offsets.count / 5) {
+                    (groups + g).initialize(to: VP8LPixelDecoder.Group(tables: t.baseAddress!, offsets: o.baseAddress! + g * 5))
+                }
+                try pixels.withUnsafeMutableBufferPointer { out in
+                    try groupIndex.withUnsafeBufferPointer { index in
+                        try VP8LPixelDecoder.run(&r, out: out.baseAddress!, width: width, height: height, cacheBits: cacheBits,
+                                                 metaBits: metaBits, groupIndex: index.baseAddress!,
+                                                 groups: groups)
+                    }
+                }
+            }
+        }
         return pixels
     }
 }

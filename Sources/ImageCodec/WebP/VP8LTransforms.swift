@@ -14,45 +14,54 @@ enum VP8LTransforms {
         let data: [UInt32]
     }
 
-    @inline(__always) static func add(_ a: UInt32, _ b: UInt32) -> UInt32 {
-        (((a & 0xFF00FF00) &+ (b & 0xFF00FF00)) & 0xFF00FF00) | (((a & 0x00FF00FF) &+ (b & 0x00FF00FF)) & 0x00FF00FF)
+    /// A pixel's four bytes in the low lanes of a vector register (the other lanes are 0).
+    @inline(__always) private static func bytes(_ v: UInt32) -> SIMD16<UInt8> {
+        unsafeBitCast(SIMD4<UInt32>(v, 0, 0, 0), to: SIMD16<UInt8>.self)
     }
+    @inline(__always) private static func word(_ v: SIMD16<UInt8>) -> UInt32 { unsafeBitCast(v, to: SIMD4<UInt32>.self)[0] }
+
+    /// Per-byte sum modulo 256 (one `paddb`).
+    @inline(__always) static func add(_ a: UInt32, _ b: UInt32) -> UInt32 { word(bytes(a) &+ bytes(b)) }
 
     @inline(__always) private static func average(_ a: UInt32, _ b: UInt32) -> UInt32 {
         (((a ^ b) & 0xFEFEFEFE) >> 1) &+ (a & b)
     }
 
-    @inline(__always) private static func channel(_ v: UInt32, _ shift: UInt32) -> Int32 { Int32((v >> shift) & 0xFF) }
-
-    @inline(__always) private static func absDifference(_ a: UInt32, _ b: UInt32, _ shift: UInt32) -> Int32 {
-        Swift.abs(channel(a, shift) &- channel(b, shift))
+    /// 16-bit lanes of the bytes of two pixels (`low` in lanes 0-3, `high` in 4-7, blue first).
+    private typealias Channels = SIMD8<Int16>
+    @inline(__always) private static func channels(_ low: UInt32, _ high: UInt32) -> Channels {
+        Channels(widening: unsafeBitCast(UInt64(low) | UInt64(high) &<< 32, to: SIMD8<UInt8>.self))
+    }
+    /// Lanes 0-3, clamped to 0...255 (shift masks), as a pixel.
+    @inline(__always) private static func clampedPixel(_ v: Channels) -> UInt32 {
+        let x = v & ~(v &>> 15)
+        let over = (Channels(repeating: 255) &- x) &>> 15
+        let clamped = (x & ~over) | (Channels(repeating: 255) & over)
+        return UInt32(truncatingIfNeeded: unsafeBitCast(SIMD8<UInt8>(narrowing: clamped), to: UInt64.self))
+    }
+    /// The sum of the four 16-bit fields of `v` (each at most 255 here).
+    @inline(__always) private static func fieldSum(_ v: UInt64) -> Int {
+        let pairs = (v & 0x0000_FFFF_0000_FFFF) &+ ((v &>> 16) & 0x0000_FFFF_0000_FFFF)
+        return Int(truncatingIfNeeded: (pairs & 0xFFFF_FFFF) &+ (pairs &>> 32))
     }
 
     @inline(__always) private static func select(top: UInt32, left: UInt32, topLeft: UInt32) -> UInt32 {
-        // Σ |left − topLeft| − |top − topLeft| over the four channels, written out: a loop over
-        // an array of shifts stayed a loop in the predictor's hot path.
-        let leftDistance = absDifference(left, topLeft, 24) &+ absDifference(left, topLeft, 16)
-            &+ absDifference(left, topLeft, 8) &+ absDifference(left, topLeft, 0)
-        let topDistance = absDifference(top, topLeft, 24) &+ absDifference(top, topLeft, 16)
-            &+ absDifference(top, topLeft, 8) &+ absDifference(top, topLeft, 0)
-        return leftDistance &- topDistance <= 0 ? top : left
+        // Σ |left − topLeft| − |top − topLeft| over the four channels, both sums on one set of
+        // lanes: left's channels in 0-3, top's in 4-7.
+        let d = channels(left, top) &- channels(topLeft, topLeft)
+        let sign = d &>> 15
+        let distances = unsafeBitCast((d ^ sign) &- sign, to: SIMD2<UInt64>.self)
+        return fieldSum(distances[0]) &- fieldSum(distances[1]) <= 0 ? top : left
     }
 
-    @inline(__always) private static func clampByte(_ v: Int32) -> UInt32 { v < 0 ? 0 : (v > 255 ? 255 : UInt32(v)) }
-
     @inline(__always) private static func clampAddSubtractFull(_ a: UInt32, _ b: UInt32, _ c: UInt32) -> UInt32 {
-        @inline(__always) func lane(_ shift: UInt32) -> UInt32 {
-            clampByte(channel(a, shift) &+ channel(b, shift) &- channel(c, shift)) << shift
-        }
-        return lane(24) | lane(16) | lane(8) | lane(0)
+        clampedPixel(channels(a, 0) &+ channels(b, 0) &- channels(c, 0))
     }
 
     @inline(__always) private static func clampAddSubtractHalf(_ a: UInt32, _ b: UInt32) -> UInt32 {
-        @inline(__always) func lane(_ shift: UInt32) -> UInt32 {
-            let x = channel(a, shift), y = channel(b, shift)
-            return clampByte(x &+ (x &- y) / 2) << shift
-        }
-        return lane(24) | lane(16) | lane(8) | lane(0)
+        let x = channels(a, 0), d = x &- channels(b, 0)
+        // d / 2 rounded toward zero, as C's division (libwebp AddSubtractComponentHalf).
+        return clampedPixel(x &+ ((d &- (d &>> 15)) &>> 1))
     }
 
     /// Adds predictor `mode` to the `count` pixels at `row` (`row[-1]` is the left neighbour,
@@ -68,21 +77,40 @@ enum VP8LTransforms {
                 row[i] = left
             }
         }
+        /// Modes that read only the row above: four pixels at a time (their predictions do not
+        /// depend on the pixels being decoded), bytes added on lanes.
+        @inline(__always) func runAbove(_ predict4: (Int) -> SIMD4<UInt32>, _ predict: (Int) -> UInt32) {
+            var i = 0
+            while i &+ 4 <= count {
+                let residual = UnsafeRawPointer(row + i).loadUnaligned(as: SIMD16<UInt8>.self)
+                let sum = residual &+ unsafeBitCast(predict4(i), to: SIMD16<UInt8>.self)
+                UnsafeMutableRawPointer(row + i).storeBytes(of: sum, as: SIMD16<UInt8>.self)
+                i &+= 4
+            }
+            while i < count {
+                row[i] = add(row[i], predict(i))
+                i &+= 1
+            }
+        }
+        @inline(__always) func above4(_ i: Int) -> SIMD4<UInt32> { UnsafeRawPointer(top + i).loadUnaligned(as: SIMD4<UInt32>.self) }
+        @inline(__always) func average4(_ a: SIMD4<UInt32>, _ b: SIMD4<UInt32>) -> SIMD4<UInt32> {
+            (((a ^ b) & 0xFEFE_FEFE) &>> 1) &+ (a & b)
+        }
         switch mode {
         case 1: run { left, _ in left }
-        case 2: run { _, i in top[i] }
-        case 3: run { _, i in top[i &+ 1] }
-        case 4: run { _, i in top[i &- 1] }
+        case 2: runAbove({ above4($0) }, { top[$0] })
+        case 3: runAbove({ above4($0 &+ 1) }, { top[$0 &+ 1] })
+        case 4: runAbove({ above4($0 &- 1) }, { top[$0 &- 1] })
         case 5: run { left, i in average(average(left, top[i &+ 1]), top[i]) }
         case 6: run { left, i in average(left, top[i &- 1]) }
         case 7: run { left, i in average(left, top[i]) }
-        case 8: run { _, i in average(top[i &- 1], top[i]) }
-        case 9: run { _, i in average(top[i], top[i &+ 1]) }
+        case 8: runAbove({ average4(above4($0 &- 1), above4($0)) }, { average(top[$0 &- 1], top[$0]) })
+        case 9: runAbove({ average4(above4($0), above4($0 &+ 1)) }, { average(top[$0], top[$0 &+ 1]) })
         case 10: run { left, i in average(average(left, top[i &- 1]), average(top[i], top[i &+ 1])) }
         case 11: run { left, i in select(top: top[i], left: left, topLeft: top[i &- 1]) }
         case 12: run { left, i in clampAddSubtractFull(left, top[i], top[i &- 1]) }
         case 13: run { left, i in clampAddSubtractHalf(average(left, top[i]), top[i &- 1]) }
-        default: run { _, _ in 0xFF00_0000 }  // 0, and the unused 14 and 15
+        default: runAbove({ _ in SIMD4(repeating: 0xFF00_0000) }, { _ in 0xFF00_0000 })  // 0, and the unused 14 and 15
         }
     }
 

@@ -188,12 +188,23 @@ struct WebPFrameSource {
         } else if let argb {
             argb.withUnsafeBufferPointer { p in
                 let row = p.baseAddress! + y * width
-                for x in 0..<width {
-                    let v = row[x], o = out + x &* channels
+                // 0xAARRGGBB byte-swapped is B G R A from the top: one swap and a rotate give the
+                // R, G, B(, A) bytes in memory order, stored as one 32-bit word per pixel (for RGB
+                // words 3 bytes apart, the spare byte overwritten by the next pixel).
+                let raw = UnsafeMutableRawPointer(out)
+                if channels == 4 {
+                    for x in 0..<width {
+                        let swapped = row[x].byteSwapped
+                        raw.storeBytes(of: (swapped &>> 8) | (swapped &<< 24), toByteOffset: x &* 4, as: UInt32.self)
+                    }
+                } else {
+                    for x in 0..<(width &- 1) {
+                        raw.storeBytes(of: row[x].byteSwapped &>> 8, toByteOffset: x &* 3, as: UInt32.self)
+                    }
+                    let v = row[width &- 1], o = out + (width &- 1) &* 3
                     o[0] = UInt8(truncatingIfNeeded: v >> 16)
                     o[1] = UInt8(truncatingIfNeeded: v >> 8)
                     o[2] = UInt8(truncatingIfNeeded: v)
-                    if channels == 4 { o[3] = UInt8(truncatingIfNeeded: v >> 24) }
                 }
             }
         }
