@@ -112,8 +112,8 @@ public struct CatalogScanner: Sendable {
     }
 
     /// Builds the catalog with `list(relativePath, absolutePath, state)` giving each folder's
-    /// entries: the file system (`scan`), the index (`build(from:)`), or the catalog store's
-    /// kept listings, where only changed folders are listed again.
+    /// entries: the file system (`scan`), the index (`build(from:)`), or the current snapshot's
+    /// rows, where only changed folders are listed again (`FolderMarks.swift`).
     /// `expected`: about how many photos and folders will come, when the caller knows (the
     /// tables are made that big at once instead of growing by doubling).
     func build(expected: Int = 0, list: (String, String, inout ScanState) -> FolderEntries) -> Result {
@@ -204,9 +204,14 @@ public struct CatalogScanner: Sendable {
 
     /// A folder's share of the catalog's fingerprint.
     static func folderFingerprint(_ relativePath: String, _ entries: FolderEntries) -> UInt64 {
+        folderFingerprint(relativePath, entries.fingerprint)
+    }
+
+    /// A folder's share of the catalog's fingerprint, from its listing's fingerprint.
+    static func folderFingerprint(_ relativePath: String, _ fingerprint: UInt64) -> UInt64 {
         var hash = FNV1a()
         hash.add(relativePath)
-        hash.add(entries.fingerprint)
+        hash.add(fingerprint)
         return hash.value
     }
 
