@@ -205,6 +205,33 @@ import Testing
         #expect(!store.refresh(), "a full scan finds nothing the per-folder path missed")
     }
 
+    /// At start the catalog is built from the index folder by folder (`IndexedFolders`), with
+    /// no listing of the whole library: the same albums, items and fingerprint as from it.
+    @Test func theStartCatalogReadFolderByFolderEqualsTheWholeListings() throws {
+        let root = try Self.library(albums: 3, photos: 2)
+        defer { Self.remove(root) }
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: root + "/A01/Deep/Deeper", withIntermediateDirectories: true)
+        try Self.copyPhoto(to: root + "/A01/Deep/Deeper/d.jpg")
+        try Self.copyPhoto(to: root + "/top.jpg")
+        try Data("<x:xmpmeta xmlns:x='adobe:ns:meta/'/>".utf8).write(to: URL(fileURLWithPath: root + "/A02/p0.xmp"))
+        let counter = LibraryIndexTests.CountingReader()
+        let (writer, index) = try Self.writer(root, counter: counter)
+        writer.refreshAndIndex(force: true)
+        let scanner = CatalogScanner(root: root, siteTitle: "T")
+        let whole = scanner.build(from: try #require(index.listing()))
+        let byFolder = try #require(index.readFolders { scanner.build(from: &$0) })
+        #expect(byFolder.fingerprint == whole.fingerprint)
+        #expect(byFolder.catalog.albums == whole.catalog.albums)
+        let items = { (c: Catalog) in c.items.values.sorted { $0.id < $1.id } }
+        #expect(items(byFolder.catalog) == items(whole.catalog) && byFolder.catalog.items.count == 8)
+        #expect(byFolder.catalog.items.values.contains { $0.relativePath == "A01/Deep/Deeper/d.jpg" })
+        #expect(byFolder.catalog.items.values.first { $0.relativePath == "A02/p0.jpg" }?.sidecar != nil)
+        // A store started on that index serves the same.
+        let store = CatalogStore(scanner: scanner, index: index, log: { _ in })
+        #expect(store.catalog.albums == whole.catalog.albums && store.foldersListed.load(ordering: .relaxed) == 0)
+    }
+
     static func fileSize(_ path: String) -> Int? {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
     }

@@ -68,6 +68,18 @@ public struct CatalogScanner: Sendable {
         }
     }
 
+    /// The catalog of the index's folders, each read when the walk reaches it (`IndexedFolders`):
+    /// the same catalog as `build(from: index.listing())` without a listing of every photo.
+    public func build(from folders: inout IndexedFolders) -> Result {
+        build(expected: folders.expectedPhotos + folders.subfolders.count) { relativePath, _, state in
+            guard let subfolders = folders.subfolders[relativePath] else { return FolderEntries() }
+            let base = relativePath.isEmpty ? state.realRoot : state.realRoot + "/" + relativePath
+            var listed = folders.photos(of: relativePath)
+            listed.subfolders = subfolders
+            return FolderEntries(listed: listed, base: base)
+        }
+    }
+
     /// One folder's albums and photos, as the file system or the index lists them.
     struct FolderEntries: Sendable {
         /// Names, with the real path (a symlinked folder is visited once).

@@ -76,16 +76,15 @@ public final class CatalogStore: Sendable {
         let start = CatalogStore.now()
         // Read before the listing: a pass that lands in between is read again, never missed.
         let generation = index?.generation() ?? 0
-        if let listing = index?.listing() {
-            let listed = CatalogStore.now()
-            let fromIndex = scanner.build(from: listing)
+        // Each folder's photos are read from the index when the build reaches it: no listing
+        // of the whole library is held beside the catalog being built (`IndexedFolders`).
+        if let fromIndex = index?.readFolders({ scanner.build(from: &$0) }) {
             let built = CatalogStore.now()
             state = Mutex((fromIndex.catalog, fromIndex.catalog.publicView(), fromIndex.fingerprint))
             basis = Mutex((fromIndex.manifest, generation))
             func ms(_ seconds: Double) -> Int { Int(seconds * 1000) }
             log("catalog: \(fromIndex.catalog.albums.count) albums, \(fromIndex.catalog.items.count) items from the index in "
-                + "\(ms(CatalogStore.now() - start)) ms (listing \(ms(listed - start)), catalog \(ms(built - listed)), "
-                + "public view \(ms(CatalogStore.now() - built))); "
+                + "\(ms(CatalogStore.now() - start)) ms (read and built \(ms(built - start)), public view \(ms(CatalogStore.now() - built))); "
                 + (indexer != nil ? "scanning in the background" : "following the index another process writes"))
         } else {
             var kept: [String: FolderMark] = [:]
