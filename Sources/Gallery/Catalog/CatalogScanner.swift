@@ -298,7 +298,8 @@ public struct CatalogScanner: Sendable {
         }
         let paired = CompanionPairing.pair(images, contentIdentifiers: { contentIdentifiers?(relativePath) ?? [:] })
 
-        var itemIDs: [String] = []
+        var itemIDs = ItemIDList()
+        itemIDs.reserveCapacity(paired.items.count)
         var videoCount = 0
         for image in paired.items {
             guard state.items.count < maxItems else {
