@@ -62,6 +62,9 @@ enum LibraryBench {
         print(withIndex.report(label: "with the index"))
         print(withIndex.searchReport())
         print(withIndex.change)
+        // GALLERY_BENCH_WITHOUT_INDEX=0 leaves that session out (at a million photos it costs
+        // minutes, and it does not change when only the indexed path does).
+        guard ProcessInfo.processInfo.environment["GALLERY_BENCH_WITHOUT_INDEX"] != "0" else { return }
         let without = try session(context, library: library, cache: cache + "-noindex", extra: ["--index", "off"], albumSample: 10)
         print(without.report(label: "without (--index off)"))
     }

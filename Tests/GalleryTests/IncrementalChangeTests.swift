@@ -158,6 +158,84 @@ import Testing
         #expect(store.heldBack == nil && store.catalog.fileItemCount == before + 1)
     }
 
+    /// The watching process keeps no listing of every folder, only a fingerprint and the
+    /// subfolders of each (`FolderMark`): a rewritten file is found by listing its folder
+    /// against that, and a rebuild after a new folder tells the other folders from the
+    /// snapshot's rows (companions and sidecars included) without listing them.
+    @Test func aChangeWithoutKeptListingsFindsChangedFilesAndTellsOtherFoldersFromTheRows() throws {
+        let root = try Self.library(albums: 4, photos: 2)
+        defer { Self.remove(root) }
+        let fm = FileManager.default
+        // A raw shot beside a JPEG (its companion) and a sidecar.
+        try fm.copyItem(atPath: root + "/A01/p0.jpg", toPath: root + "/A01/p0.dng")
+        try Data("<x:xmpmeta xmlns:x='adobe:ns:meta/'/>".utf8).write(to: URL(fileURLWithPath: root + "/A01/p1.jpg.xmp"))
+        let counter = LibraryIndexTests.CountingReader()
+        let (store, _) = try Self.writer(root, counter: counter)
+        store.refreshAndIndex(force: true)
+        let marks = store.folderMarks.withLock { $0 }
+        #expect(Set(marks.keys) == ["", "A00", "A01", "A02", "A03"])
+        #expect(marks[""]?.subfolders.map(\.name).sorted() == ["A00", "A01", "A02", "A03"])
+        func item(_ rel: String) -> CatalogItem? { store.catalog.items.values.first { $0.relativePath == rel } }
+        #expect(item("A01/p0.jpg")?.companion(.raw)?.name == "p0.dng")
+        #expect(item("A01/p1.jpg")?.sidecar?.name == "p1.jpg.xmp")
+
+        // A file rewritten in place (new size and mtime): found, read again, same id.
+        let id = try #require(item("A02/p1.jpg")?.id)
+        let readBefore = counter.reads.load(ordering: .relaxed), listedBefore = store.foldersListed.load(ordering: .relaxed)
+        try fm.removeItem(atPath: root + "/A02/p1.jpg")
+        try Self.copyPhoto(to: root + "/A02/p1.jpg")
+        let changed = try #require(store.applyFolderChanges(["A02"]))
+        #expect(changed.read == 1 && changed.albums == ["A02"])
+        #expect(counter.reads.load(ordering: .relaxed) - readBefore == 1)
+        #expect(store.foldersListed.load(ordering: .relaxed) - listedBefore == 1)
+        #expect(item("A02/p1.jpg")?.id == id && item("A02/p1.jpg")?.stamp?.size == Self.fileSize(root + "/A02/p1.jpg"))
+
+        // A new top-level folder: the root and it are listed; A00-A03 come from the rows.
+        let listedBeforeNew = store.foldersListed.load(ordering: .relaxed)
+        try fm.createDirectory(atPath: root + "/New", withIntermediateDirectories: false)
+        try Self.copyPhoto(to: root + "/New/n.jpg")
+        let added = try #require(store.applyFolderChanges([""]))
+        #expect(added.read == 1 && added.albums == ["New"])
+        #expect(store.foldersListed.load(ordering: .relaxed) - listedBeforeNew == 2)
+        #expect(item("A01/p0.jpg")?.companion(.raw)?.name == "p0.dng")
+        #expect(item("A01/p1.jpg")?.sidecar?.name == "p1.jpg.xmp")
+        #expect(item("A02/p1.jpg")?.id == id)
+        #expect(store.folderMarks.withLock { $0["New"] } != nil)
+        // What the rows told equals what the disk says.
+        #expect(!store.refresh(), "a full scan finds nothing the per-folder path missed")
+    }
+
+    /// At start the catalog is built from the index folder by folder (`IndexedFolders`), with
+    /// no listing of the whole library: the same albums, items and fingerprint as from it.
+    @Test func theStartCatalogReadFolderByFolderEqualsTheWholeListings() throws {
+        let root = try Self.library(albums: 3, photos: 2)
+        defer { Self.remove(root) }
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: root + "/A01/Deep/Deeper", withIntermediateDirectories: true)
+        try Self.copyPhoto(to: root + "/A01/Deep/Deeper/d.jpg")
+        try Self.copyPhoto(to: root + "/top.jpg")
+        try Data("<x:xmpmeta xmlns:x='adobe:ns:meta/'/>".utf8).write(to: URL(fileURLWithPath: root + "/A02/p0.xmp"))
+        let counter = LibraryIndexTests.CountingReader()
+        let (writer, index) = try Self.writer(root, counter: counter)
+        writer.refreshAndIndex(force: true)
+        let scanner = CatalogScanner(root: root, siteTitle: "T")
+        let whole = scanner.build(from: try #require(index.listing()))
+        let byFolder = try #require(index.readFolders { scanner.build(from: &$0) })
+        #expect(byFolder.fingerprint == whole.fingerprint)
+        #expect(byFolder.catalog.albums == whole.catalog.albums)
+        let items = { (c: Catalog) in c.items.values.sorted { $0.id < $1.id } }
+        #expect(items(byFolder.catalog) == items(whole.catalog) && byFolder.catalog.items.count == 8)
+        #expect(byFolder.catalog.items.values.contains { $0.relativePath == "A01/Deep/Deeper/d.jpg" })
+        #expect(byFolder.catalog.items.values.first { $0.relativePath == "A02/p0.jpg" }?.sidecar != nil)
+        // A store started on that index serves the same.
+        let store = CatalogStore(scanner: scanner, index: index, log: { _ in })
+        #expect(store.catalog.albums == whole.catalog.albums && store.foldersListed.load(ordering: .relaxed) == 0)
+    }
+
+    static func fileSize(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+    }
+
     /// Photo ids come from the relative path (see docs/library-index.md, "Photo ids"): a
     /// renamed folder's photos get new ids, and the old links stop working.
     @Test func aRenamedFolderGivesItsPhotosNewIds() throws {

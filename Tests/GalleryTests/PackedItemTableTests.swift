@@ -100,4 +100,20 @@ import Testing
         capped.maxItems = 1000
         #expect(capped.build(from: listing).warnings.contains { $0.hasPrefix("249000 photos not shown") })
     }
+
+    /// An album's item ids are kept as numbers (`ItemIDList`, 8 bytes a photo) and read back
+    /// as the same texts, ids of another shape included, in order.
+    @Test func albumItemIDsKeptAsNumbersReadBackTheSame() {
+        let ids = [StableID.make("item:A/1.jpg"), "not-an-id", StableID.make("item:A/2.jpg"), "000000000000", "ABCDEF012345"]
+        var list = ItemIDList(ids)
+        #expect(Array(list) == ids && list.count == 5)
+        #expect(list.firstIndex(of: ids[2]) == 2 && list.firstIndex(of: "not-an-id") == 1 && list.firstIndex(of: "ABCDEF012345") == 4)
+        #expect(list.firstIndex(of: StableID.make("item:A/3.jpg")) == nil && !list.contains("other"))
+        list.append("x")
+        #expect(list.last == "x" && list[1..<3].map { $0 } == [ids[1], ids[2]])
+        #expect(ItemIDList(ids) == ItemIDList(ids) && ItemIDList(ids) != list && ([] as ItemIDList).isEmpty)
+        // A folder without movies or raws skips pairing; their endings in any case do not.
+        #expect(!CompanionPairing.mayBeCompanion("IMG_1.JPG") && !CompanionPairing.mayBeCompanion("movie"))
+        #expect(CompanionPairing.mayBeCompanion("IMG_1.MOV") && CompanionPairing.mayBeCompanion("a.dng") && CompanionPairing.mayBeCompanion("b.3FR"))
+    }
 }

@@ -75,7 +75,7 @@ import Glibc
         defer { stack.stop() }
         let catalog = EndToEndTests.catalog(library)
         let walk = try #require(catalog.albums.values.first { $0.title == "Walk" })
-        let ids = walk.itemIDs
+        let ids = Array(walk.itemIDs)
         try #require(ids.count == Self.photos.count)
         for (id, p) in zip(ids, Self.photos) { try #require(catalog.items[id]?.fileName == p.name) }
 

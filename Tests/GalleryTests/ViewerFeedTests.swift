@@ -37,7 +37,7 @@ import Testing
     @Test func pagesFollowTheAlbumOrder() throws {
         let h = try Self.harness(pageSize: 2)
         let trips = h.album(titled: "Trips")
-        let ids = trips.itemIDs
+        let ids = Array(trips.itemIDs)
         #expect(ids.count == 5)
         var seen: [String] = []
         for page in 1...3 {

@@ -123,7 +123,8 @@ public struct CatalogAlbum: Sendable, Equatable {
     public var title: String
     public var caption: String?
     public var albumIDs: [String]
-    public var itemIDs: [String]
+    /// Its photos in page order (as numbers: `ItemIDList`).
+    public var itemIDs: ItemIDList
     /// How many of `itemIDs` are movies (by file name, as `ImageFiles.isMovie`): counted once
     /// at scan time so list pages can say "12 photos, 3 videos" without visiting every item.
     public var videoCount = 0

@@ -41,7 +41,7 @@ extension CatalogScanner {
                     dropped.insert(row)
                 }
             }
-            var itemIDs: [String] = []
+            var itemIDs = ItemIDList()
             var videoCount = 0
             for image in paired.items {
                 let rel = relativePath.isEmpty ? image.name : relativePath + "/" + image.name

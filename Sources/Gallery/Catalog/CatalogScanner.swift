@@ -68,6 +68,18 @@ public struct CatalogScanner: Sendable {
         }
     }
 
+    /// The catalog of the index's folders, each read when the walk reaches it (`IndexedFolders`):
+    /// the same catalog as `build(from: index.listing())` without a listing of every photo.
+    public func build(from folders: inout IndexedFolders) -> Result {
+        build(expected: folders.expectedPhotos + folders.subfolders.count) { relativePath, _, state in
+            guard let subfolders = folders.subfolders[relativePath] else { return FolderEntries() }
+            let base = relativePath.isEmpty ? state.realRoot : state.realRoot + "/" + relativePath
+            var listed = folders.photos(of: relativePath)
+            listed.subfolders = subfolders
+            return FolderEntries(listed: listed, base: base)
+        }
+    }
+
     /// One folder's albums and photos, as the file system or the index lists them.
     struct FolderEntries: Sendable {
         /// Names, with the real path (a symlinked folder is visited once).
@@ -112,8 +124,8 @@ public struct CatalogScanner: Sendable {
     }
 
     /// Builds the catalog with `list(relativePath, absolutePath, state)` giving each folder's
-    /// entries: the file system (`scan`), the index (`build(from:)`), or the catalog store's
-    /// kept listings, where only changed folders are listed again.
+    /// entries: the file system (`scan`), the index (`build(from:)`), or the current snapshot's
+    /// rows, where only changed folders are listed again (`FolderMarks.swift`).
     /// `expected`: about how many photos and folders will come, when the caller knows (the
     /// tables are made that big at once instead of growing by doubling).
     func build(expected: Int = 0, list: (String, String, inout ScanState) -> FolderEntries) -> Result {
@@ -204,9 +216,14 @@ public struct CatalogScanner: Sendable {
 
     /// A folder's share of the catalog's fingerprint.
     static func folderFingerprint(_ relativePath: String, _ entries: FolderEntries) -> UInt64 {
+        folderFingerprint(relativePath, entries.fingerprint)
+    }
+
+    /// A folder's share of the catalog's fingerprint, from its listing's fingerprint.
+    static func folderFingerprint(_ relativePath: String, _ fingerprint: UInt64) -> UInt64 {
         var hash = FNV1a()
         hash.add(relativePath)
-        hash.add(entries.fingerprint)
+        hash.add(fingerprint)
         return hash.value
     }
 
@@ -281,7 +298,8 @@ public struct CatalogScanner: Sendable {
         }
         let paired = CompanionPairing.pair(images, contentIdentifiers: { contentIdentifiers?(relativePath) ?? [:] })
 
-        var itemIDs: [String] = []
+        var itemIDs = ItemIDList()
+        itemIDs.reserveCapacity(paired.items.count)
         var videoCount = 0
         for image in paired.items {
             guard state.items.count < maxItems else {

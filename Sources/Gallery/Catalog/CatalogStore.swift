@@ -19,9 +19,10 @@ public final class CatalogStore: Sendable {
     /// What the snapshot was made from: the manifest (a per-folder patch needs it) and the
     /// index generation it reflects (what a following process has read up to).
     let basis: Mutex<(manifest: Manifest?, generation: Int)>
-    /// The last listing of each folder (relative path) the snapshot was built from, kept by
-    /// the watching process so that a change lists only the changed folders.
-    let listings = Mutex<[String: CatalogScanner.FolderEntries]>([:])
+    /// What the watching process remembers of each folder (relative path) the snapshot was
+    /// built from, so that a change lists only the changed folders: a fingerprint and the
+    /// subfolders, not the listing (the photos are in the snapshot's rows: `FolderMarks.swift`).
+    let folderMarks = Mutex<[String: FolderMark]>([:])
     /// The stamp of `gallery.json` when a following process last built from it.
     let followedManifest = Mutex<FileStamp?>(nil)
     /// Folders whose change the removal guard holds back (`applyFolderChanges`).
@@ -75,28 +76,27 @@ public final class CatalogStore: Sendable {
         let start = CatalogStore.now()
         // Read before the listing: a pass that lands in between is read again, never missed.
         let generation = index?.generation() ?? 0
-        if let listing = index?.listing() {
-            let listed = CatalogStore.now()
-            let fromIndex = scanner.build(from: listing)
+        // Each folder's photos are read from the index when the build reaches it: no listing
+        // of the whole library is held beside the catalog being built (`IndexedFolders`).
+        if let fromIndex = index?.readFolders({ scanner.build(from: &$0) }) {
             let built = CatalogStore.now()
             state = Mutex((fromIndex.catalog, fromIndex.catalog.publicView(), fromIndex.fingerprint))
             basis = Mutex((fromIndex.manifest, generation))
             func ms(_ seconds: Double) -> Int { Int(seconds * 1000) }
             log("catalog: \(fromIndex.catalog.albums.count) albums, \(fromIndex.catalog.items.count) items from the index in "
-                + "\(ms(CatalogStore.now() - start)) ms (listing \(ms(listed - start)), catalog \(ms(built - listed)), "
-                + "public view \(ms(CatalogStore.now() - built))); "
+                + "\(ms(CatalogStore.now() - start)) ms (read and built \(ms(built - start)), public view \(ms(CatalogStore.now() - built))); "
                 + (indexer != nil ? "scanning in the background" : "following the index another process writes"))
         } else {
-            var kept: [String: CatalogScanner.FolderEntries] = [:]
+            var kept: [String: FolderMark] = [:]
             let first = scanner.build { relativePath, absolute, state in
                 let entries = scanner.listFolder(relativePath: relativePath, absolute: absolute, realRoot: state.realRoot)
-                if !entries.unreadable { kept[relativePath] = entries }
+                if !entries.unreadable { kept[relativePath] = FolderMark(entries) }
                 return entries
             }
             for w in first.warnings { log("catalog: \(w)") }
             state = Mutex((first.catalog, first.catalog.publicView(), first.fingerprint))
             basis = Mutex((first.manifest, generation))
-            listings.withLock { $0 = kept }
+            folderMarks.withLock { $0 = kept }
             // The polling watcher's baseline (the inotify one needs none; tests call
             // refreshIfFoldersChanged without starting a watcher).
             lastCheck.withLock { $0 = (scanner.directoryFingerprint(), start) }
@@ -134,17 +134,17 @@ public final class CatalogStore: Sendable {
     /// even when no file changed (the index learned dates that reorder albums).
     @discardableResult
     public func refresh(force: Bool = false) -> Bool {
-        var kept: [String: CatalogScanner.FolderEntries] = [:]
+        var kept: [String: FolderMark] = [:]
         let current = catalog
         let result = scanner.build(expected: current.items.count + current.albums.count) { relativePath, absolute, state in
             let entries = scanner.listFolder(relativePath: relativePath, absolute: absolute, realRoot: state.realRoot)
             foldersListed.add(1, ordering: .relaxed)
-            if !entries.unreadable { kept[relativePath] = entries }
+            if !entries.unreadable { kept[relativePath] = FolderMark(entries) }
             return entries
         }
         if held(next: result.catalog, unreadable: result.unreadableFolders) { return false }
         heldFolders.withLock { $0 = [] }
-        listings.withLock { $0 = kept }
+        folderMarks.withLock { $0 = kept }
         basis.withLock { $0.manifest = result.manifest }
         let changed = state.withLock { current -> Bool in
             guard force || current.fingerprint != result.fingerprint else { return false }
@@ -187,7 +187,7 @@ public final class CatalogStore: Sendable {
     public var heldBack: String? { suspect.withLock { $0 } }
 
     /// Scans, then lets the indexer read what changed; albums whose order or pairing depends
-    /// on what it learned are made again from the kept listings. Returns the indexing pass's
+    /// on what it learned are made again from the snapshot's rows. Returns the indexing pass's
     /// summary (nil without an indexer in this process).
     @discardableResult
     public func refreshAndIndex(force: Bool = false) -> LibraryIndexer.Summary? {

@@ -40,6 +40,9 @@ enum CompanionPairing {
     /// only when a `.mov` and a still are left unpaired by name.
     static func pair(_ images: [(name: String, stamp: FileStamp)], contentIdentifiers: () -> [String: String] = { [:] })
         -> (items: [(name: String, stamp: FileStamp)], companions: [String: [Companion]]) {
+        // Most folders hold no movie and no raw: nothing pairs, and splitting and lower-casing
+        // every name (a catalog build does it for each photo) is skipped.
+        guard images.contains(where: { mayBeCompanion($0.name) }) else { return (images, [:]) }
         func split(_ name: String) -> (base: String, ext: String)? {
             guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
             return (name[..<dot].lowercased(), name[name.index(after: dot)...].lowercased())
@@ -66,6 +69,20 @@ enum CompanionPairing {
         }
         return pairByIdentifier(items, companions, contentIdentifiers)
     }
+
+    /// Whether `name` ends in a Live Photo movie's or a raw's extension (any case).
+    static func mayBeCompanion(_ name: String) -> Bool {
+        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")) else { return false }
+        let ext = name.utf8[name.utf8.index(after: dot)...]
+        guard (1...4).contains(ext.count) else { return false }
+        // The extension's bytes, lower-cased, as one number: no string made per name.
+        var packed: UInt32 = 0
+        for byte in ext { packed = packed << 8 | UInt32(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
+        return companionEndings.contains(packed)
+    }
+
+    /// `liveMovies` and `raws` packed as `mayBeCompanion` packs a name's extension.
+    private static let companionEndings = Set(liveMovies.union(raws).map { $0.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } })
 
     /// The second pass: unpaired movies to unpaired stills with the same content identifier.
     private static func pairByIdentifier(_ items: [(name: String, stamp: FileStamp)], _ companions: [String: [Companion]],

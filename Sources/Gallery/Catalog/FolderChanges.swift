@@ -4,8 +4,8 @@ import ImagePipeline
 /// listed again, and nothing else is read. When only photos changed in albums that stay
 /// (the usual case: a photo copied in, deleted, rewritten), their albums are patched into
 /// the snapshot (`CatalogScanner.patch`); when folders came or went, or the root changed (its
-/// manifest), the catalog is built again from the kept listings, listing from the file system
-/// only the folders not listed before. The indexer then compares the stamps of those albums
+/// manifest), the catalog is built again from the snapshot's rows (`FolderMarks.swift`),
+/// listing from the file system only the folders not listed before or not told by the rows. The indexer then compares the stamps of those albums
 /// only, and its pass stamps them with a new generation for the other processes.
 extension CatalogStore {
     /// Applies changes in `changed` (relative folder paths); returns the indexing pass's
@@ -19,21 +19,21 @@ extension CatalogStore {
         guard let realRoot = ImageFiles.realPath(scanner.root) else { return refreshAndIndex() }
         let start = CatalogStore.now()
         let (current, fingerprint) = versioned
-        let kept = listings.withLock { $0 }
+        let marks = folderMarks.withLock { $0 }
         let manifest = basis.withLock { $0.manifest }
         var fresh: [String: CatalogScanner.FolderEntries] = [:]
         var whole = changed.contains("")
         for folder in changed.sorted() {
             let entries = scanner.listFolder(relativePath: folder, absolute: realRoot + "/" + folder, realRoot: realRoot)
             foldersListed.add(1, ordering: .relaxed)
-            guard let before = kept[folder] else {
+            guard let before = marks[folder] else {
                 whole = true
                 fresh[folder] = entries
                 continue
             }
             guard entries.fingerprint != before.fingerprint || entries.unreadable else { continue }
             fresh[folder] = entries
-            if entries.unreadable || !entries.symlinkTargets.isEmpty || !before.symlinkTargets.isEmpty
+            if entries.unreadable || !entries.symlinkTargets.isEmpty || before.hasSymlinks
                 || !Self.sameFolders(entries.subfolders, before.subfolders) {
                 whole = true
             }
@@ -47,7 +47,7 @@ extension CatalogStore {
         var next: Catalog
         var nextFingerprint: UInt64
         var unreadable = Set<String>()
-        var listed = kept
+        var listed = marks
         var touched = Set(fresh.keys)
         let patched = whole ? nil : scanner.patch(current, folders: fresh.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
                                                   manifest: manifest)
@@ -55,23 +55,26 @@ extension CatalogStore {
             next = patched
             nextFingerprint = fingerprint
             for (folder, entries) in fresh {
-                nextFingerprint = nextFingerprint &- CatalogScanner.folderFingerprint(folder, kept[folder]!)
-                    &+ CatalogScanner.folderFingerprint(folder, entries)
-                listed[folder] = entries
+                nextFingerprint = nextFingerprint &- CatalogScanner.folderFingerprint(folder, marks[folder]!.fingerprint)
+                    &+ CatalogScanner.folderFingerprint(folder, entries.fingerprint)
+                listed[folder] = FolderMark(entries)
             }
         } else {
-            // Built whole from the kept listings: only folders not listed before (new ones,
-            // or ones whose listing failed) are read from the file system.
+            // Built whole from the snapshot's rows: only folders not listed before (new ones,
+            // ones whose listing failed, ones with symlinked photos) are read from the file system.
             listed = [:]
             let result = scanner.build { relativePath, absolute, state in
                 var entries: CatalogScanner.FolderEntries
-                if let known = fresh[relativePath] ?? kept[relativePath], !known.unreadable {
+                if let known = fresh[relativePath], !known.unreadable {
                     entries = known
+                } else if fresh[relativePath] == nil, let mark = marks[relativePath],
+                          let told = scanner.entries(of: relativePath, mark: mark, in: current) {
+                    entries = told
                 } else {
                     entries = scanner.listFolder(relativePath: relativePath, absolute: absolute, realRoot: state.realRoot)
                     foldersListed.add(1, ordering: .relaxed)
                 }
-                if !entries.unreadable { listed[relativePath] = entries }
+                if !entries.unreadable { listed[relativePath] = FolderMark(entries) }
                 return entries
             }
             next = result.catalog
@@ -88,9 +91,9 @@ extension CatalogStore {
             return nil
         }
         heldFolders.withLock { $0 = [] }
-        listings.withLock { $0 = listed }
+        folderMarks.withLock { $0 = listed }
         state.withLock { $0 = (next, next.publicView(), nextFingerprint) }
-        log("catalog: \(touched.count) folder(s) changed, \(patched == nil ? "rebuilt from the kept listings" : "patched") in "
+        log("catalog: \(touched.count) folder(s) changed, \(patched == nil ? "rebuilt from the snapshot" : "patched") in "
             + "\(Int((CatalogStore.now() - start) * 1000)) ms: \(next.albums.count) albums, \(next.items.count) items")
         return indexPass(folders: touched)
     }
@@ -100,21 +103,23 @@ extension CatalogStore {
         a.count == b.count && Set(a.map { $0.name + "\u{0}" + $0.real }) == Set(b.map { $0.name + "\u{0}" + $0.real })
     }
 
-    /// Makes the albums at `folders` again from the kept listings, without reading a folder,
+    /// Makes the albums at `folders` again from the snapshot's rows, without reading a folder,
     /// where what the index just learned changes them: albums sorted by date take the new
     /// dates, and albums with movies pair a Live Photo by its content identifier.
     func reorderByIndex(_ folders: Set<String>) {
         guard scanner.datesTaken != nil || scanner.contentIdentifiers != nil else { return }
         let manifest = basis.withLock { $0.manifest }
-        let kept = listings.withLock { $0 }
+        let marks = folderMarks.withLock { $0 }
+        let current = catalog
         let redo = folders.sorted().compactMap { folder -> (String, CatalogScanner.FolderEntries)? in
-            guard let entries = kept[folder] else { return nil }
             let dated = scanner.datesTaken != nil && scanner.order(of: folder, manifest: manifest) == .date
+            guard dated || scanner.contentIdentifiers != nil, let mark = marks[folder],
+                  let entries = scanner.entries(of: folder, mark: mark, in: current) else { return nil }
             let movies = scanner.contentIdentifiers != nil && entries.images.contains { ImageFiles.isMovie(name: $0.name) }
             return dated || movies ? (folder, entries) : nil
         }
         // Only this thread replaces snapshots, so the one patched is still the current one.
-        guard !redo.isEmpty, let patched = scanner.patch(catalog, folders: redo, manifest: manifest) else { return }
+        guard !redo.isEmpty, let patched = scanner.patch(current, folders: redo, manifest: manifest) else { return }
         state.withLock { $0 = (patched, patched.publicView(), $0.fingerprint &+ 1) }
     }
 }

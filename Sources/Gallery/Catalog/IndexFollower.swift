@@ -44,8 +44,7 @@ extension CatalogStore {
         }
         var newManifest = manifest
         if next == nil {
-            guard let listing = index.listing() else { return false }
-            let result = scanner.build(from: listing)
+            guard let result = index.readFolders({ scanner.build(from: &$0) }) else { return false }
             next = result.catalog
             newManifest = result.manifest
         }

@@ -108,13 +108,7 @@ final class PackedItemTable: Sendable {
     func id(ofRow row: Int) -> String {
         let key = rows[row].key
         if key & Self.hashedKey != 0 { return rows[row].extras?.idText ?? "" }
-        return String(unsafeUninitializedCapacity: 12) { out in
-            for i in 0..<12 {
-                let nibble = UInt8(truncatingIfNeeded: key >> (UInt64(i) * 4)) & 0xf
-                out[11 - i] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
-            }
-            return 12
-        }
+        return StableID.text(key)
     }
 
     /// The item of a row, as the catalog had it.
