@@ -209,6 +209,10 @@ struct HEIFPictureRenderer {
     /// Converts a decoded tile row by row and copies (full size) or adds (reduced) each row
     /// into `target`.
     func draw(_ tile: DecodedTile, into target: DrawTarget, alpha: [UInt8]?, premultiplied: Bool) throws {
+        if drawsReduced(tile, into: target, alpha: alpha) {
+            drawReduced(tile, into: target)
+            return
+        }
         let t = plan.transform
         let picture = tile.picture
         let c = target.channels

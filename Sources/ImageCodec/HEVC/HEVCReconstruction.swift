@@ -23,6 +23,10 @@ extension HEVCSliceDecoder {
             r.update(from: coefficients, count: n * n)
         } else if transformSkip {
             HEVCInverseTransform.transformSkip(coefficients, into: r, bitDepth: bitDepth)
+        } else if log2Size >= 3 && (maxRow > 0 || maxColumn > 0) {
+            HEVCInverseTransform.dct32.withUnsafeBufferPointer { table in
+                kernels.inverseDCT(coefficients, r, log2Size, Int32(20 - bitDepth), maxRow, maxColumn, table.baseAddress!)
+            }
         } else {
             HEVCInverseTransform.inverse(coefficients, into: r, log2Size: log2Size,
                                          dst: component == 0 && log2Size == 2, bitDepth: bitDepth,
