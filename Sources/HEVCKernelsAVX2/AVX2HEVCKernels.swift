@@ -22,4 +22,9 @@ package enum AVX2HEVCKernels {
     package static let inverseDCT: @convention(c) (UnsafePointer<Int32>, UnsafeMutablePointer<Int32>, Int, Int32, Int, Int, UnsafePointer<Int32>) -> Void = {
         HEVCTransformLanes.inverseDCT($0, into: $1, log2Size: $2, bdShift: $3, maxRow: $4, maxColumn: $5, table: $6)
     }
+
+    /// `HEVCIntraLanes.planar`: the planar prediction of one block.
+    package static let intraPlanar: @convention(c) (UnsafePointer<Int32>, Int, UnsafeMutablePointer<UInt16>, Int) -> Void = {
+        HEVCIntraLanes.planar($0, log2Size: $1, out: $2, stride: $3)
+    }
 }

@@ -90,7 +90,7 @@ private func blockSums(y: [UInt16], cb: [UInt16], cr: [UInt16], width: Int, chro
                                 let c = (line >> 1) * chromaWidth
                                 HEIFReductionLanes.chromaTerms(cb: cbp.baseAddress! + c, cr: crp.baseAddress! + c, x0: x0, count: count, k,
                                                                terms: tp.baseAddress!, pitch: pitch)
-                                kernels.heifAddRow(yp.baseAddress! + line * width + x0, count, tp.baseAddress!, cs.baseAddress!, pitch)
+                                kernels.heifAddRow(yp.baseAddress! + line * width + x0, count, tp.baseAddress! + (x0 & 1), cs.baseAddress!, pitch)
                                 rows += 1
                             }
                             if rows > 0 { kernels.heifFlush(cs.baseAddress!, pitch, count, 0, phaseX, f, s.baseAddress! + blockRow * outW * 3) }
@@ -102,6 +102,24 @@ private func blockSums(y: [UInt16], cb: [UInt16], cr: [UInt16], width: Int, chro
         }
     }
     return sums
+}
+
+/// Planar prediction of an n×n block from reference line `p` (4n + 1 values, `predictIntra`'s
+/// layout) by `kernel`, or for nil by the formula of H.265 8.4.4.2.5 written out per sample,
+/// into rows `n + 5` apart whose gaps hold guard values.
+private func planar(_ p: [Int32], log2Size: Int, _ kernel: HEVCKernelDispatch.IntraPlanar?) -> [UInt16] {
+    let n = 1 << log2Size, stride = n + 5, c = 2 * n
+    var out = [UInt16](repeating: 0xA5A5, count: stride * n + 8)
+    guard let kernel else {
+        for y in 0..<n { for x in 0..<n {
+            let v = Int32(n - 1 - x) * p[c - 1 - y] + Int32(x + 1) * p[c + 1 + n] + Int32(n - 1 - y) * p[c + 1 + x]
+                + Int32(y + 1) * p[c - 1 - n] + Int32(n)
+            out[y * stride + x] = UInt16(v >> Int32(log2Size + 1))
+        } }
+        return out
+    }
+    p.withUnsafeBufferPointer { pp in out.withUnsafeMutableBufferPointer { kernel(pp.baseAddress!, log2Size, $0.baseAddress!, stride) } }
+    return out
 }
 
 @Suite("Kernel dispatch: HEVC and HEIC kernels, portable and AVX2 builds agree")
@@ -171,6 +189,32 @@ struct HEVCKernelDispatchTests {
             }
         }
         #expect(blocks > 300)
+        #expect(mismatches == 0)
+    }
+
+    @Test("planar intra prediction 4 to 32: random reference lines of 8 to 16 bits and lines of a real picture")
+    func planarPrediction() throws {
+        var rng = SplitMix64(seed: 8442)
+        var lines: [(log2Size: Int, p: [Int32])] = []
+        for trial in 0..<2_000 {
+            let log2Size = 2 + trial % 4, bits = [8, 10, 16][trial % 3]
+            lines.append((log2Size, (0...(4 << log2Size)).map { _ in Int32(rng.int(0...(1 << bits) - 1)) }))
+        }
+        let bytes = try HEIFFixtures.bytes("heif_other_arrow.heic")
+        let graph = try HEIFImageGraph(try HEIFContainer(bytes), limits: .default)
+        let config = graph.primary.configuration
+        let data = try graph.container.data(of: graph.primary.tiles[30].itemID, limits: .default)
+        let picture = try HEVCDecoder.decode(parameterSets: config.parameterSets, data: data, lengthSize: config.lengthSize)
+        let plane = picture.planes[0]
+        for row in stride(from: 0, to: 400, by: 3) {
+            let log2Size = 2 + row % 4
+            lines.append((log2Size, (0...(4 << log2Size)).map { Int32(plane.samples[row * plane.width + $0]) }))
+        }
+        var mismatches = 0
+        for (log2Size, p) in lines {
+            let reference = planar(p, log2Size: log2Size, nil)
+            mismatches += sets.filter { planar(p, log2Size: log2Size, $0.intraPlanar) != reference }.count
+        }
         #expect(mismatches == 0)
     }
 

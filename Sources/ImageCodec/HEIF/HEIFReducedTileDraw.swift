@@ -24,8 +24,9 @@ extension HEIFPictureRenderer {
         let k = tile.converter
         let coefficients = HEIFReductionLanes.Coefficients(iR: Int32(k.iR), iGb: Int32(k.iGb), iGr: Int32(k.iGr), iB: Int32(k.iB))
         let kernels = HEVCKernelDispatch.selected
-        // Three planes of column sums and of chroma terms, each `pitch` values.
-        let pitch = count
+        // Three planes of column sums and of chroma terms, each `pitch` values (the terms run
+        // from an even column, one further when x0 is odd).
+        let pitch = count + 2
         withUnsafeTemporaryAllocation(of: UInt16.self, capacity: 3 * pitch) { sumBuffer in
             withUnsafeTemporaryAllocation(of: Int16.self, capacity: 3 * pitch) { termBuffer in
                 let sums = sumBuffer.baseAddress!, terms = termBuffer.baseAddress!
@@ -51,7 +52,7 @@ extension HEIFPictureRenderer {
                                     HEIFReductionLanes.chromaTerms(cb: cbp.baseAddress! + c, cr: crp.baseAddress! + c, x0: x0, count: count,
                                                                    coefficients, terms: terms, pitch: pitch)
                                 }
-                                kernels.heifAddRow(yp.baseAddress! + row * picture.width + x0, count, terms, sums, pitch)
+                                kernels.heifAddRow(yp.baseAddress! + row * picture.width + x0, count, terms + (x0 & 1), sums, pitch)
                                 rows += 1
                             }
                             if rows > 0 {

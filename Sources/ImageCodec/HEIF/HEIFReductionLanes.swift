@@ -27,32 +27,47 @@ enum HEIFReductionLanes {
         return t &- (e & ~(e &>> 15))
     }
 
-    /// The chroma terms of the `count` luma columns from `x0` of one chroma row, repeated for
-    /// the two luma columns of each chroma sample: `terms` holds the R, G and B terms as three
-    /// runs of `pitch` values.
+    /// The chroma terms of one chroma row for `count` luma columns from `x0`, each term
+    /// repeated for the two luma columns of its chroma sample, from chroma sample x0 / 2 on:
+    /// luma column x0 + i reads index i + (x0 & 1) of each run. `terms` holds the R, G and B
+    /// terms as three runs of `pitch` ≥ count + 2 values.
     static func chromaTerms(cb: UnsafePointer<UInt16>, cr: UnsafePointer<UInt16>, x0: Int, count: Int,
                             _ k: Coefficients, terms: UnsafeMutablePointer<Int16>, pitch: Int) {
+        typealias Wide = SIMD8<Int32>
         let r = terms, g = terms + pitch, b = terms + 2 &* pitch
-        var i = 0
-        // An odd first column shares its chroma sample with the column before it.
-        if x0 & 1 == 1 && count > 0 {
-            let c = x0 >> 1
-            let u = Int32(cb[c]) &- 128, v = Int32(cr[c]) &- 128
-            r[0] = Int16(truncatingIfNeeded: (k.iR &* v &+ 128) >> 8)
-            g[0] = Int16(truncatingIfNeeded: (k.iGb &* u &+ k.iGr &* v &+ 128) >> 8)
-            b[0] = Int16(truncatingIfNeeded: (k.iB &* u &+ 128) >> 8)
-            i = 1
+        let first = x0 &>> 1
+        let samples = (count &+ (x0 & 1) &+ 1) &>> 1
+        let u0 = cb + first, v0 = cr + first
+        @inline(__always) func wide(_ p: UnsafePointer<UInt16>) -> Wide {
+            let v = UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt16>.self)
+            return Wide(Int32(v[0]), Int32(v[1]), Int32(v[2]), Int32(v[3]), Int32(v[4]), Int32(v[5]), Int32(v[6]), Int32(v[7]))
         }
-        var c = (x0 &+ i) >> 1
-        while i < count {
-            let u = Int32(cb[c]) &- 128, v = Int32(cr[c]) &- 128
+        @inline(__always) func twice(_ v: Wide, _ to: UnsafeMutablePointer<Int16>) {
+            let a = Int16(truncatingIfNeeded: v[0]), b = Int16(truncatingIfNeeded: v[1])
+            let c = Int16(truncatingIfNeeded: v[2]), d = Int16(truncatingIfNeeded: v[3])
+            let e = Int16(truncatingIfNeeded: v[4]), f = Int16(truncatingIfNeeded: v[5])
+            let g = Int16(truncatingIfNeeded: v[6]), h = Int16(truncatingIfNeeded: v[7])
+            UnsafeMutableRawPointer(to).storeBytes(of: SIMD16<Int16>(a, a, b, b, c, c, d, d, e, e, f, f, g, g, h, h), as: SIMD16<Int16>.self)
+        }
+        let iR = Wide(repeating: k.iR), iGb = Wide(repeating: k.iGb), iGr = Wide(repeating: k.iGr), iB = Wide(repeating: k.iB)
+        let half = Wide(repeating: 128)
+        var j = 0
+        while j &+ 8 <= samples {
+            let u = wide(u0 + j) &- half, v = wide(v0 + j) &- half
+            let o = 2 &* j
+            twice((iR &* v &+ half) &>> 8, r + o)
+            twice((iGb &* u &+ iGr &* v &+ half) &>> 8, g + o)
+            twice((iB &* u &+ half) &>> 8, b + o)
+            j &+= 8
+        }
+        while j < samples {
+            let u = Int32(u0[j]) &- 128, v = Int32(v0[j]) &- 128
+            let o = 2 &* j
             let rt = Int16(truncatingIfNeeded: (k.iR &* v &+ 128) >> 8)
             let gt = Int16(truncatingIfNeeded: (k.iGb &* u &+ k.iGr &* v &+ 128) >> 8)
             let bt = Int16(truncatingIfNeeded: (k.iB &* u &+ 128) >> 8)
-            r[i] = rt; g[i] = gt; b[i] = bt
-            if i &+ 1 < count { r[i &+ 1] = rt; g[i &+ 1] = gt; b[i &+ 1] = bt }
-            i &+= 2
-            c &+= 1
+            r[o] = rt; r[o &+ 1] = rt; g[o] = gt; g[o &+ 1] = gt; b[o] = bt; b[o &+ 1] = bt
+            j &+= 1
         }
     }
 
