@@ -27,4 +27,9 @@ package enum AVX2HEVCKernels {
     package static let intraPlanar: @convention(c) (UnsafePointer<Int32>, Int, UnsafeMutablePointer<UInt16>, Int) -> Void = {
         HEVCIntraLanes.planar($0, log2Size: $1, out: $2, stride: $3)
     }
+
+    /// `HEVCTransformLanes.addResidual`: residual plus prediction, clipped.
+    package static let addResidual: @convention(c) (UnsafePointer<Int32>, UnsafeMutablePointer<UInt16>, Int, Int, Int32) -> Void = {
+        HEVCTransformLanes.addResidual($0, to: $1, stride: $2, log2Size: $3, maxValue: $4)
+    }
 }

@@ -218,6 +218,40 @@ struct HEVCKernelDispatchTests {
         #expect(mismatches == 0)
     }
 
+    @Test("residual plus prediction 4 to 32: random residuals over random and real samples, 8 to 12 bits, clipped as 8.6.7")
+    func addResidual() throws {
+        let bytes = try HEIFFixtures.bytes("heif_other_arrow.heic")
+        let graph = try HEIFImageGraph(try HEIFContainer(bytes), limits: .default)
+        let config = graph.primary.configuration
+        let data = try graph.container.data(of: graph.primary.tiles[40].itemID, limits: .default)
+        let real = try HEVCDecoder.decode(parameterSets: config.parameterSets, data: data, lengthSize: config.lengthSize).planes[0]
+        var rng = SplitMix64(seed: 867)
+        var mismatches = 0
+        for trial in 0..<3_000 {
+            let log2Size = 2 + trial % 4, n = 1 << log2Size, stride = n + 3
+            let bitDepth = [8, 10, 12][trial % 3], maxValue = (1 << bitDepth) - 1
+            let spread = [8, 300, 70_000][trial % 3]
+            let residual = (0..<n * n).map { _ in Int32(rng.int(-spread...spread)) }
+            var plane = [UInt16](repeating: 0xA5A5, count: stride * n + 8)
+            for y in 0..<n { for x in 0..<n {
+                plane[y * stride + x] = trial % 2 == 0 ? UInt16(rng.int(0...maxValue))
+                    : real.samples[(y + trial % 64) * real.width + x + trial % 100]
+            } }
+            var expected = plane
+            for y in 0..<n { for x in 0..<n {
+                expected[y * stride + x] = UInt16(min(max(Int32(plane[y * stride + x]) + residual[y * n + x], 0), Int32(maxValue)))
+            } }
+            for set in sets {
+                var out = plane
+                residual.withUnsafeBufferPointer { r in
+                    out.withUnsafeMutableBufferPointer { set.addResidual(r.baseAddress!, $0.baseAddress!, stride, log2Size, Int32(maxValue)) }
+                }
+                if out != expected { mismatches += 1 }
+            }
+        }
+        #expect(mismatches == 0)
+    }
+
     @Test("HEIC reduction rows: random 8-bit 4:2:0 planes, odd and even starts, factors 1 to 20, equal the converter's sums")
     func reductionRandom() {
         var rng = SplitMix64(seed: 27)

@@ -16,6 +16,8 @@ struct HEVCKernelDispatch: Sendable {
     /// `HEVCTransformLanes.inverseDCT(_:into:log2Size:bdShift:maxRow:maxColumn:table:)` (8 to 32 points).
     /// `HEVCIntraLanes.planar(_:log2Size:out:stride:)`.
     typealias IntraPlanar = @convention(c) (UnsafePointer<Int32>, Int, UnsafeMutablePointer<UInt16>, Int) -> Void
+    /// `HEVCTransformLanes.addResidual(_:to:stride:log2Size:maxValue:)`.
+    typealias AddResidual = @convention(c) (UnsafePointer<Int32>, UnsafeMutablePointer<UInt16>, Int, Int, Int32) -> Void
     typealias InverseDCT = @convention(c) (UnsafePointer<Int32>, UnsafeMutablePointer<Int32>, Int, Int32, Int, Int, UnsafePointer<Int32>) -> Void
 
     let name: String
@@ -23,20 +25,23 @@ struct HEVCKernelDispatch: Sendable {
     let heifFlush: Flush
     let inverseDCT: InverseDCT
     let intraPlanar: IntraPlanar
+    let addResidual: AddResidual
 
     static let portable = HEVCKernelDispatch(
         name: "portable",
         heifAddRow: { HEIFReductionLanes.addRow(y: $0, count: $1, terms: $2, sums: $3, pitch: $4) },
         heifFlush: { HEIFReductionLanes.flush($0, pitch: $1, count: $2, rx: $3, phaseX: $4, factor: $5, into: $6) },
         inverseDCT: { HEVCTransformLanes.inverseDCT($0, into: $1, log2Size: $2, bdShift: $3, maxRow: $4, maxColumn: $5, table: $6) },
-        intraPlanar: { HEVCIntraLanes.planar($0, log2Size: $1, out: $2, stride: $3) })
+        intraPlanar: { HEVCIntraLanes.planar($0, log2Size: $1, out: $2, stride: $3) },
+        addResidual: { HEVCTransformLanes.addResidual($0, to: $1, stride: $2, log2Size: $3, maxValue: $4) })
 
     /// The AVX2 build, or nil where it cannot run (the CPU lacks a feature, or not x86-64).
     static let avx2: HEVCKernelDispatch? = {
         #if arch(x86_64)
         guard gallery_cpu_runs_avx2_kernels() != 0 else { return nil }
         return HEVCKernelDispatch(name: "avx2", heifAddRow: AVX2HEVCKernels.heifAddRow, heifFlush: AVX2HEVCKernels.heifFlush,
-                                  inverseDCT: AVX2HEVCKernels.inverseDCT, intraPlanar: AVX2HEVCKernels.intraPlanar)
+                                  inverseDCT: AVX2HEVCKernels.inverseDCT, intraPlanar: AVX2HEVCKernels.intraPlanar,
+                                  addResidual: AVX2HEVCKernels.addResidual)
         #else
         return nil
         #endif

@@ -1,4 +1,5 @@
-/// The inverse DCTs of 8, 16 and 32 points (H.265 8.6.4.2) on eight 32-bit lanes: the same
+/// The inverse DCTs of 8, 16 and 32 points (H.265 8.6.4.2) and the residual's clipped sum with
+/// the prediction (8.6.7) on eight 32-bit lanes. The transforms compute the same
 /// sums as `HEVCInverseTransform`'s scalar partial butterflies, grouped so that every
 /// multiply-add works on eight samples at once.
 ///
@@ -101,6 +102,40 @@ enum HEVCTransformLanes {
                 store((even1 &+ odd1 &+ round) &>> shift, row + 8)
                 store(reversed((even1 &- odd1 &+ round) &>> shift), row + 16)
                 store(reversed((even0 &- odd0 &+ round) &>> shift), row + 24)
+            }
+        }
+    }
+
+    /// Adds the n×n residual `r` to the prediction in `plane` (rows `stride` apart), each sum
+    /// clipped to 0...maxValue (8.6.7), eight samples at a time from n = 8 on.
+    static func addResidual(_ r: UnsafePointer<Int32>, to plane: UnsafeMutablePointer<UInt16>, stride: Int, log2Size: Int,
+                            maxValue: Int32) {
+        let n = 1 &<< log2Size
+        if n == 4 {
+            for y in 0..<4 {
+                let row = plane + y &* stride, residualRow = r + y &* 4
+                for x in 0..<4 { row[x] = UInt16(truncatingIfNeeded: min(max(Int32(row[x]) &+ residualRow[x], 0), maxValue)) }
+            }
+            return
+        }
+        let top = Lanes(repeating: maxValue)
+        for y in 0..<n {
+            let row = plane + y &* stride, residualRow = r + y &* n
+            var x = 0
+            while x < n {
+                let s = UnsafeRawPointer(row + x).loadUnaligned(as: SIMD8<UInt16>.self)
+                var v = Lanes(Int32(s[0]), Int32(s[1]), Int32(s[2]), Int32(s[3]), Int32(s[4]), Int32(s[5]), Int32(s[6]), Int32(s[7]))
+                v = v &+ load(residualRow + x)
+                // clamp to 0...maxValue with sign masks, as `clip16`.
+                v = v & ~(v &>> 31)
+                let e = v &- top
+                v = v &- (e & ~(e &>> 31))
+                let out = SIMD8<UInt16>(UInt16(truncatingIfNeeded: v[0]), UInt16(truncatingIfNeeded: v[1]),
+                                        UInt16(truncatingIfNeeded: v[2]), UInt16(truncatingIfNeeded: v[3]),
+                                        UInt16(truncatingIfNeeded: v[4]), UInt16(truncatingIfNeeded: v[5]),
+                                        UInt16(truncatingIfNeeded: v[6]), UInt16(truncatingIfNeeded: v[7]))
+                UnsafeMutableRawPointer(row + x).storeBytes(of: out, as: SIMD8<UInt16>.self)
+                x &+= 8
             }
         }
     }
