@@ -14,7 +14,7 @@ let avx2Flags: [SwiftSetting] = []
 /// Gallery -> CSQLite (the library index); ImagePipeline -> CCrypto (SHA-256 of originals);
 /// Gallery -> CCrypto (HMAC-SHA-256 of share links, constant-time comparison).
 /// ImageCodec uses only the standard library and zlib: it never sees Foundation or the web.
-/// ImageCodec -> CCPUFeatures (cpuid) and JPEGKernelsAVX2 (its own kernels built for AVX2).
+/// ImageCodec -> CCPUFeatures (cpuid), JPEGKernelsAVX2 and HEVCKernelsAVX2 (its own kernels built for AVX2).
 let package = Package(
     name: "gallery",
     platforms: [.macOS(.v15)],
@@ -46,12 +46,15 @@ let package = Package(
         // cpuid for the kernel dispatch (clang builtins in a header; no library).
         .systemLibrary(name: "CCPUFeatures", path: "Sources/CCPUFeatures"),
         // libm: Float rounding (HEIF colour conversion) calls roundf and friends.
-        .target(name: "ImageCodec", dependencies: ["CZlib", "CCPUFeatures", "JPEGKernelsAVX2"],
+        .target(name: "ImageCodec", dependencies: ["CZlib", "CCPUFeatures", "JPEGKernelsAVX2", "HEVCKernelsAVX2"],
                 linkerSettings: [.linkedLibrary("m")]),
         // ImageCodec's hot kernels again (symlinked sources) compiled for AVX2/BMI2/FMA, called only
         // when the CPU has them (ImageCodec/SIMD/KernelDispatch.swift). swiftc takes "haswell" as
         // the CPU name (not "x86-64-v3").
         .target(name: "JPEGKernelsAVX2", swiftSettings: avx2Flags),
+        // The HEVC/HEIC kernels the same way (HEVC/HEVCKernelDispatch.swift): a target of their
+        // own, so each kernel set compiles beside the other.
+        .target(name: "HEVCKernelsAVX2", swiftSettings: avx2Flags),
         .target(name: "ImagePipeline", dependencies: ["ImageCodec", "CCrypto"]),
         .target(name: "FastCGI", dependencies: ["CFastCGI"]),
         .target(name: "Gallery", dependencies: ["ImagePipeline", "FastCGI", "CSQLite", "CCrypto"]),

@@ -32,7 +32,8 @@ struct HEIFPictureRenderer {
 
     /// Bytes of the buffers `render` allocates besides the output bitmap: per tile in flight
     /// (`tilesInFlight`) its planes (as the HEVC decoder returns them, 16-bit samples) and its
-    /// item data; once, a converted row, the block sums and the turned copy of the output.
+    /// item data; once, a converted row, the block sums, the column sums and chroma terms of
+    /// `drawReduced` and the turned copy of the output.
     /// A single coded picture (`streamsRows`) counts `HEVCDecoder.rowStreamBytes` instead of its planes.
     static func workingBytes(_ plan: HEIFPicturePlan, factor: Int, channels: Int, maxItemBytes: Int, threads: Int,
                              alphaTiles: Bool = false) -> Int? {
@@ -51,7 +52,9 @@ struct HEIFPictureRenderer {
         let tiles = perTile.flatMap { DecodeMemoryEstimate.product([$0, tilesInFlight(plan, threads: threads)]) }
         let sums = factor == 1 ? 0 : DecodeMemoryEstimate.product([outW, outH, channels, 4])
         let turned = plan.transform.orientation == .up ? 0 : DecodeMemoryEstimate.product([outW, outH, channels])
-        return DecodeMemoryEstimate.sum([tiles, DecodeMemoryEstimate.product([plan.tileWidth, channels]), sums, turned])
+        // At 1/f, `drawReduced` also holds three planes of 16-bit column sums and chroma terms.
+        let columns = factor == 1 ? 0 : DecodeMemoryEstimate.product([plan.tileWidth + 2, 12])
+        return DecodeMemoryEstimate.sum([tiles, DecodeMemoryEstimate.product([plan.tileWidth, channels]), sums, turned, columns])
     }
 
     /// One tile decoded and checked, ready to draw: the stored-picture rectangle it covers
@@ -209,6 +212,10 @@ struct HEIFPictureRenderer {
     /// Converts a decoded tile row by row and copies (full size) or adds (reduced) each row
     /// into `target`.
     func draw(_ tile: DecodedTile, into target: DrawTarget, alpha: [UInt8]?, premultiplied: Bool) throws {
+        if drawsReduced(tile, into: target, alpha: alpha) {
+            drawReduced(tile, into: target)
+            return
+        }
         let t = plan.transform
         let picture = tile.picture
         let c = target.channels

@@ -89,17 +89,7 @@ extension HEVCSliceDecoder {
         // left(i) = p[-1][i] = p[2n - 1 - i]; top(i) = p[i][-1] = p[2n + 1 + i] (i = -1: corner).
         let c = 2 * n
         if mode == 0 {
-            let topRight = p[c + 1 + n], bottomLeft = p[c - 1 - n]
-            let planarShift = Int32(log2Size + 1)
-            for yy in 0..<n {
-                let left = p[c &- 1 &- yy], row = out + yy &* rowStride
-                let wy = Int32(n &- 1 &- yy), hy = Int32(yy &+ 1) &* bottomLeft &+ Int32(n)
-                for xx in 0..<n {
-                    let v = Int32(n &- 1 &- xx) &* left &+ Int32(xx &+ 1) &* topRight
-                        &+ wy &* p[c &+ 1 &+ xx] &+ hy
-                    row[xx] = UInt16(truncatingIfNeeded: v >> planarShift)
-                }
-            }
+            kernels.intraPlanar(p, log2Size, out, rowStride)
         } else if mode == 1 {
             var sum = Int32(n)
             for i in 0..<n { sum += p[c + 1 + i] + p[c - 1 - i] }

@@ -23,6 +23,10 @@ extension HEVCSliceDecoder {
             r.update(from: coefficients, count: n * n)
         } else if transformSkip {
             HEVCInverseTransform.transformSkip(coefficients, into: r, bitDepth: bitDepth)
+        } else if log2Size >= 3 && (maxRow > 0 || maxColumn > 0) {
+            HEVCInverseTransform.dct32.withUnsafeBufferPointer { table in
+                kernels.inverseDCT(coefficients, r, log2Size, Int32(20 - bitDepth), maxRow, maxColumn, table.baseAddress!)
+            }
         } else {
             HEVCInverseTransform.inverse(coefficients, into: r, log2Size: log2Size,
                                          dst: component == 0 && log2Size == 2, bitDepth: bitDepth,
@@ -30,16 +34,8 @@ extension HEVCSliceDecoder {
         }
         let plane = frame.sample(component, x: x, y: y)
         let stride = component == 0 ? frame.width : frame.chromaWidth
-        let maxValue = Int32((1 << bitDepth) - 1)
         // The block lies inside the plane (the coding tree only visits blocks that do).
-        for yy in 0..<n {
-            let row = plane + yy &* stride
-            let residualRow = r + yy &* n
-            for xx in 0..<n {
-                let v = Int32(row[xx]) &+ residualRow[xx]
-                row[xx] = UInt16(truncatingIfNeeded: min(max(v, 0), maxValue))
-            }
-        }
+        kernels.addResidual(r, plane, stride, log2Size, Int32((1 << bitDepth) - 1))
     }
 
     /// Qp′Cb or Qp′Cr (8.6.1: table 8-10 for 4:2:0, Min(qPi, 51) for the other formats).

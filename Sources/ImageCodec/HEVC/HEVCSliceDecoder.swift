@@ -29,6 +29,8 @@ final class HEVCSliceDecoder {
     /// refMain of angular prediction (3 × 32 + 1 values).
     let angularLine: UnsafeMutablePointer<Int32>
     let significant: UnsafeMutablePointer<Int>
+    /// The kernel set of this process (portable or AVX2), read once per picture.
+    let kernels = HEVCKernelDispatch.selected
 
     /// The arithmetic decoder, behind a pointer so that decoding a bin is a plain memory
     /// access rather than an exclusivity-checked modify of a class property.

@@ -1,0 +1,1 @@
+../ImageCodec/HEIF/HEIFReductionLanes.swift

@@ -1,0 +1,1 @@
+../ImageCodec/HEVC/HEVCTransformLanes.swift
