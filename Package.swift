@@ -11,7 +11,8 @@ let avx2Flags: [SwiftSetting] = []
 
 /// Module graph (arrows point one way):
 /// gallery -> Gallery -> ImagePipeline -> ImageCodec -> CZlib; Gallery -> FastCGI -> CFastCGI;
-/// Gallery -> CSQLite (the library index); ImagePipeline -> CCrypto (SHA-256 of originals);
+/// Gallery -> CSQLite (the library index); ImagePipeline -> CCrypto (SHA-256 of originals) and
+/// CTLS (libssl: originals fetched over https);
 /// Gallery -> CCrypto (HMAC-SHA-256 of share links, constant-time comparison).
 /// ImageCodec uses only the standard library and zlib: it never sees Foundation or the web.
 /// ImageCodec -> CCPUFeatures (cpuid), JPEGKernelsAVX2 and HEVCKernelsAVX2 (its own kernels built for AVX2).
@@ -43,6 +44,7 @@ let package = Package(
         // The library index (Gallery/Index) and content hashing (libcrypto's SHA-256 uses the CPU's SHA instructions).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CTLS", path: "Sources/CTLS", providers: [.apt(["libssl-dev"])]),
         // cpuid for the kernel dispatch (clang builtins in a header; no library).
         .systemLibrary(name: "CCPUFeatures", path: "Sources/CCPUFeatures"),
         // libm: Float rounding (HEIF colour conversion) calls roundf and friends.
@@ -55,7 +57,7 @@ let package = Package(
         // The HEVC/HEIC kernels the same way (HEVC/HEVCKernelDispatch.swift): a target of their
         // own, so each kernel set compiles beside the other.
         .target(name: "HEVCKernelsAVX2", swiftSettings: avx2Flags),
-        .target(name: "ImagePipeline", dependencies: ["ImageCodec", "CCrypto"]),
+        .target(name: "ImagePipeline", dependencies: ["ImageCodec", "CCrypto", "CTLS"]),
         .target(name: "FastCGI", dependencies: ["CFastCGI"]),
         .target(name: "Gallery", dependencies: ["ImagePipeline", "FastCGI", "CSQLite", "CCrypto"]),
         .executableTarget(name: "gallery", dependencies: ["Gallery", "ImagePipeline", "ImageCodec", "FastCGI"]),
@@ -77,7 +79,7 @@ let package = Package(
         .executableTarget(name: "fuzz-inflate", dependencies: ["ImageFuzzChecks"], path: "Sources/Fuzz/fuzz-inflate"),
         .executableTarget(name: "fuzz-request", dependencies: ["Gallery", "ImagePipeline"], path: "Sources/Fuzz/fuzz-request"),
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "ImageFuzzChecks"]),
-        .testTarget(name: "ImagePipelineTests", dependencies: ["ImagePipeline", "ImageCodec"]),
+        .testTarget(name: "ImagePipelineTests", dependencies: ["ImagePipeline", "ImageCodec", "CTLS"]),
         .testTarget(name: "GalleryTests", dependencies: ["Gallery", "ImagePipeline", "ImageCodec", "FastCGI"]),
     ],
     swiftLanguageModes: [.v6]

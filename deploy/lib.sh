@@ -20,9 +20,9 @@ ensure_packages() {
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=300 "${missing[@]}"
 }
 
-# libcurl4-openssl-dev: FoundationNetworking links libcurl when the Swift libraries are static.
-# libsqlite3-dev: the library index; libssl-dev: libcrypto's SHA-256 for content versions.
-RUNTIME_PACKAGES=(libfcgi-dev zlib1g-dev libcurl4-openssl-dev libsqlite3-dev libssl-dev nginx spawn-fcgi libjs-leaflet libjs-leaflet.markercluster)
+# libsqlite3-dev: the library index; libssl-dev: libcrypto's SHA-256 for content versions and
+# libssl for originals fetched over https; ca-certificates: whom those origins are checked against.
+RUNTIME_PACKAGES=(libfcgi-dev zlib1g-dev libsqlite3-dev libssl-dev ca-certificates nginx spawn-fcgi libjs-leaflet libjs-leaflet.markercluster)
 # The demo's wallpaper packages are never installed: deploy/demo/make-demo downloads them and
 # unpacks only the photos that deploy/demo/photos.list names (dpkg-deb needs no extra package).
 TEST_PACKAGES=(libjpeg-turbo-progs libvips-tools python3-pil pngcheck imagemagick chromium wrk hyperfine curl webp libde265-examples unzip)

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import Gallery
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -216,19 +214,18 @@ final class WebSetup: @unchecked Sendable {
         func snapshot() -> ([Double], Int) { lock.lock(); defer { lock.unlock() }; return (values, failures) }
     }
 
-    private final class Box: @unchecked Sendable { var reply = Reply(status: 0, body: []) }
-
+    /// One GET of `url` (http://host:port/path) on a connection of its own; status 0 when
+    /// there was no answer.
     static func get(_ url: String) -> Reply {
-        let box = Box()
-        let done = DispatchSemaphore(value: 0)
-        var request = URLRequest(url: URL(string: url)!)
-        request.timeoutInterval = 120
-        URLSession.shared.dataTask(with: request) { data, response, _ in
-            box.reply = Reply(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data.map { Array($0) } ?? [])
-            done.signal()
-        }.resume()
-        done.wait()
-        return box.reply
+        guard let parts = URLComponents(string: url), let host = parts.host, let port = parts.port else { return Reply(status: 0, body: []) }
+        var target = parts.percentEncodedPath.isEmpty ? "/" : parts.percentEncodedPath
+        if let query = parts.percentEncodedQuery { target += "?" + query }
+        let connection = HTTPConnection(host: host, port: port, timeoutSeconds: 120)
+        defer { connection.close() }
+        guard let answer = try? connection.get(target, hostHeader: "\(host):\(port)", keepBody: { _ in true }) else {
+            return Reply(status: 0, body: [])
+        }
+        return Reply(status: answer.status, body: answer.body)
     }
 
     static func repoRoot(binary: String) -> String {

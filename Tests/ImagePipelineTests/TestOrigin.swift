@@ -29,6 +29,8 @@ final class TestOrigin: @unchecked Sendable {
         case redirect(String)
         /// 200 announcing `count` bytes, then one byte every `interval` seconds.
         case drip(count: Int, interval: Double)
+        /// These bytes as they are (status line, headers and body), then the close.
+        case raw([UInt8])
     }
 
     private let listenFD: Int32
@@ -174,6 +176,8 @@ final class TestOrigin: @unchecked Sendable {
                 Thread.sleep(forTimeInterval: interval)
                 if !send(fd, [0]) { return }
             }
+        case .raw(let bytes):
+            send(fd, bytes)
         case .redirect(let target):
             let text = "HTTP/1.1 302 Found\r\nLocation: \(url(target))\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
             send(fd, Array(text.utf8))
@@ -198,7 +202,7 @@ final class TestOrigin: @unchecked Sendable {
 }
 
 extension Array where Element == UInt8 {
-    fileprivate var containsHeaderEnd: Bool {
+    var containsHeaderEnd: Bool {
         guard count >= 4 else { return false }
         for i in 0...(count - 4) where self[i] == 13 && self[i + 1] == 10 && self[i + 2] == 13 && self[i + 3] == 10 { return true }
         return false

@@ -1,9 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import ImageCodec
-import Synchronization
 
 /// Original bytes as an origin sent them, already checked to be a JPEG or PNG.
 struct FetchedOriginal: Sendable {
@@ -22,38 +18,29 @@ enum RevalidationAnswer: Sendable {
     case fetched(FetchedOriginal)
 }
 
-/// Fetches originals over http(s) with URLSession, blocking the calling worker thread (the
-/// FastCGI workers are plain threads) until the transfer ends or the total timeout passes.
+/// Fetches originals over http(s) on the calling worker thread (the FastCGI workers are plain
+/// threads), with our own HTTP/1.1 exchange over POSIX sockets and libssl for https
+/// (`OriginConnection`). Not URLSession: FoundationNetworking brings libcurl and 28 more shared
+/// libraries into every process, which cost memory and a slower start for what is one GET.
 ///
 /// Rules: status 2xx only (and 304 to a conditional request), at most `maxRedirects` redirects
-/// and only to http(s), at most `maxBytes` received (the transfer is cancelled as soon as it
-/// goes past), the body must be the whole Content-Length, and it must start like a JPEG or PNG.
-/// Every failure is a typed error; nothing here writes to any cache.
+/// and only to http(s), at most `maxBytes` received (the transfer stops as soon as it goes
+/// past), the body must be the whole Content-Length, and it must start like an image format we
+/// read. Every failure is a typed error; nothing here writes to any cache.
 final class OriginFetcher: Sendable {
-    private let session: URLSession
-    private let delegate: TransferDelegate
     private let connectTimeout: Double
     private let totalTimeout: Double
+    private let maxBytes: Int
+    private let maxRedirects: Int
+    private let trust: TLSTrust
 
-    init(connectTimeout: Double, totalTimeout: Double, maxBytes: Int, maxRedirects: Int) {
+    /// `trust`: whom https certificates must chain to (the system's CA store by default).
+    init(connectTimeout: Double, totalTimeout: Double, maxBytes: Int, maxRedirects: Int, trust: TLSTrust = .system) {
         self.connectTimeout = connectTimeout
         self.totalTimeout = totalTimeout
-        let config = URLSessionConfiguration.ephemeral
-        // URLSession has no separate connect timeout: the request timeout is an idle timeout,
-        // which covers a connect that never completes and an origin that stops sending.
-        config.timeoutIntervalForRequest = connectTimeout
-        config.timeoutIntervalForResource = totalTimeout
-        config.requestCachePolicy = .reloadIgnoringLocalCacheData
-        config.urlCache = nil
-        config.httpShouldSetCookies = false
-        delegate = TransferDelegate(maxBytes: maxBytes, maxRedirects: maxRedirects)
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        session = URLSession(configuration: config, delegate: delegate, delegateQueue: queue)
-    }
-
-    deinit {
-        session.invalidateAndCancel()
+        self.maxBytes = maxBytes
+        self.maxRedirects = maxRedirects
+        self.trust = trust
     }
 
     /// GETs `url` (http or https) and validates the answer.
@@ -73,159 +60,74 @@ final class OriginFetcher: Sendable {
     }
 
     private func transfer(_ url: URL, etag: String?, lastModified: String?) throws(PipelineError) -> RevalidationAnswer {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw .sourceNotAllowed("scheme of \(url.absoluteString) is not http(s)")
-        }
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: connectTimeout)
-        request.setValue("image/jpeg, image/png;q=0.9, */*;q=0.1", forHTTPHeaderField: "Accept")
-        request.setValue("gallery-image-pipeline/1", forHTTPHeaderField: "User-Agent")
-        if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
-        if let lastModified { request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
-        let task = session.dataTask(with: request)
-        let transfer = delegate.register(task, conditional: etag != nil || lastModified != nil)
-        task.resume()
-        if transfer.done.wait(timeout: .now() + totalTimeout) == .timedOut {
-            task.cancel()
-            _ = transfer.done.wait(timeout: .now() + 5)
-            delegate.unregister(task)
-            throw .originTimedOut("\(url.absoluteString): no complete answer within \(totalTimeout) s")
-        }
-        delegate.unregister(task)
-        return try transfer.validated(url: url)
-    }
-}
-
-/// One transfer's state. Written only on the session's serial delegate queue until `done` is
-/// signalled, and read only after that, so the semaphore orders every access.
-private final class Transfer: @unchecked Sendable {
-    let done = DispatchSemaphore(value: 0)
-    /// The request carried If-None-Match or If-Modified-Since, so 304 is an answer.
-    let conditional: Bool
-    var data: [UInt8] = []
-    var response: HTTPURLResponse?
-    var error: Error?
-    var tooLarge = false
-    var redirects = 0
-    var refusedRedirect: String?
-    var statusRejected = false
-    var notModified = false
-
-    init(conditional: Bool) {
-        self.conditional = conditional
-    }
-
-    func validated(url: URL) throws(PipelineError) -> RevalidationAnswer {
         let source = url.absoluteString
-        if notModified, let response {
-            return .notModified(etag: response.value(forHTTPHeaderField: "ETag"),
-                                lastModified: response.value(forHTTPHeaderField: "Last-Modified"))
-        }
-        if tooLarge { throw .originFailed("\(source): larger than the origin byte limit") }
-        if let refused = refusedRedirect { throw .originFailed("\(source): \(refused)") }
-        if let response, !(200...299).contains(response.statusCode) {
-            throw .originFailed("\(source): status \(response.statusCode)")
-        }
-        if let error {
-            if let e = error as? URLError, e.code == .timedOut {
-                throw .originTimedOut("\(source): \(e.localizedDescription)")
+        var headers = [("Accept", "image/jpeg, image/png;q=0.9, */*;q=0.1"), ("User-Agent", "gallery-image-pipeline/1")]
+        if let etag { headers.append(("If-None-Match", etag)) }
+        if let lastModified { headers.append(("If-Modified-Since", lastModified)) }
+        let conditional = etag != nil || lastModified != nil
+        let deadline = TransferDeadline(total: totalTimeout, idle: connectTimeout)
+        var current = url
+        var redirects = 0
+        while true {
+            let answer: OriginExchange.Answer
+            do {
+                answer = try exchange(current, headers: headers, deadline: deadline)
+            } catch {
+                switch error {
+                case .timedOut(let why): throw .originTimedOut("\(source): \(why)")
+                case .failed(let why): throw .originFailed("\(source): \(why)")
+                }
             }
-            throw .originFailed("\(source): \(error.localizedDescription)")
+            if [301, 302, 303, 307, 308].contains(answer.status), let location = answer.headers["location"] {
+                redirects += 1
+                guard redirects <= maxRedirects else { throw .originFailed("\(source): more than \(maxRedirects) redirects") }
+                guard let next = URL(string: location, relativeTo: current)?.absoluteURL,
+                      let scheme = next.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                    throw .originFailed("\(source): redirect to a non-http(s) URL")
+                }
+                current = next
+                continue
+            }
+            return try validated(answer, source: source, conditional: conditional)
         }
-        guard let response else { throw .originFailed("\(source): no response") }
-        let expected = response.expectedContentLength
-        if expected >= 0, Int64(data.count) != expected {
-            throw .originFailed("\(source): body has \(data.count) of \(expected) bytes")
+    }
+
+    /// One GET of `url` on a new connection.
+    private func exchange(_ url: URL, headers: [(String, String)], deadline: TransferDeadline) throws(OriginTransferError) -> OriginExchange.Answer {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw .failed("scheme is not http(s)")
         }
-        guard let format = ImageFormat.sniff(data) else {
-            let type = response.value(forHTTPHeaderField: "Content-Type") ?? "no content type"
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              var host = components.host, !host.isEmpty else {
+            throw .failed("no host")
+        }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let tls = scheme == "https"
+        let port = components.port ?? (tls ? 443 : 80)
+        guard (1...65535).contains(port) else { throw .failed("port \(port) out of range") }
+        var target = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        if let query = components.percentEncodedQuery { target += "?" + query }
+        var hostHeader = host.contains(":") ? "[\(host)]" : host
+        if components.port != nil { hostHeader += ":\(port)" }
+        let connection = try OriginConnection(host: host, port: port, tls: tls, deadline: deadline, trust: trust)
+        defer { connection.close() }
+        var exchange = OriginExchange(connection: connection)
+        return try exchange.get(target: target, host: hostHeader, headers: headers, maxBytes: maxBytes) { status in
+            (200...299).contains(status)
+        }
+    }
+
+    private func validated(_ answer: OriginExchange.Answer, source: String, conditional: Bool) throws(PipelineError) -> RevalidationAnswer {
+        if answer.status == 304, conditional {
+            return .notModified(etag: answer.headers["etag"], lastModified: answer.headers["last-modified"])
+        }
+        guard (200...299).contains(answer.status) else { throw .originFailed("\(source): status \(answer.status)") }
+        if answer.tooLarge { throw .originFailed("\(source): larger than the origin byte limit") }
+        guard let format = ImageFormat.sniff(answer.body) else {
+            let type = answer.headers["content-type"] ?? "no content type"
             throw .notAnImage("\(source): \(type), not an image format we read")
         }
-        return .fetched(FetchedOriginal(bytes: data, format: format,
-                                        etag: response.value(forHTTPHeaderField: "ETag"),
-                                        lastModified: response.value(forHTTPHeaderField: "Last-Modified")))
-    }
-}
-
-/// The session delegate: routes callbacks to each task's `Transfer` and enforces the limits
-/// while bytes arrive, so an oversized answer is cut off instead of buffered.
-private final class TransferDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private let maxBytes: Int
-    private let maxRedirects: Int
-    private let transfers = Mutex<[Int: Transfer]>([:])
-
-    init(maxBytes: Int, maxRedirects: Int) {
-        self.maxBytes = maxBytes
-        self.maxRedirects = maxRedirects
-    }
-
-    func register(_ task: URLSessionTask, conditional: Bool) -> Transfer {
-        let t = Transfer(conditional: conditional)
-        transfers.withLock { $0[task.taskIdentifier] = t }
-        return t
-    }
-
-    func unregister(_ task: URLSessionTask) {
-        transfers.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
-    }
-
-    private func transfer(_ task: URLSessionTask) -> Transfer? {
-        transfers.withLock { $0[task.taskIdentifier] }
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
-        guard let t = transfer(dataTask) else { return completionHandler(.cancel) }
-        let http = response as? HTTPURLResponse
-        t.response = http
-        if let http, http.statusCode == 304, t.conditional {
-            // Not modified: there is no body to wait for.
-            t.notModified = true
-            return completionHandler(.cancel)
-        }
-        guard let http, (200...299).contains(http.statusCode) else {
-            // The error body is of no use: stop reading it.
-            t.statusRejected = true
-            return completionHandler(.cancel)
-        }
-        let expected = http.expectedContentLength
-        if expected > Int64(maxBytes) {
-            t.tooLarge = true
-            return completionHandler(.cancel)
-        }
-        if expected > 0 { t.data.reserveCapacity(Int(expected)) }
-        completionHandler(.allow)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        guard let t = transfer(dataTask), !t.tooLarge else { return }
-        if t.data.count + data.count > maxBytes {
-            t.tooLarge = true
-            t.data = []
-            dataTask.cancel()
-            return
-        }
-        data.withUnsafeBytes { t.data.append(contentsOf: $0.bindMemory(to: UInt8.self)) }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
-        guard let t = transfer(task) else { return completionHandler(nil) }
-        t.redirects += 1
-        let scheme = request.url?.scheme?.lowercased()
-        if t.redirects > maxRedirects {
-            t.refusedRedirect = "more than \(maxRedirects) redirects"
-            completionHandler(nil)
-        } else if scheme != "http" && scheme != "https" {
-            t.refusedRedirect = "redirect to a non-http(s) URL"
-            completionHandler(nil)
-        } else {
-            completionHandler(request)
-        }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
-        guard let t = transfer(task) else { return }
-        t.error = error
-        t.done.signal()
+        return .fetched(FetchedOriginal(bytes: answer.body, format: format,
+                                        etag: answer.headers["etag"], lastModified: answer.headers["last-modified"]))
     }
 }
