@@ -78,7 +78,7 @@ import Testing
         for i in 0..<55 { try FileManager.default.removeItem(atPath: library.root + "/Mount/IMG_\(i).jpg") }
         #expect(!store.refresh())
         #expect(store.heldBack?.contains("55 of 72 photos would go at once") == true)
-        FileManager.default.createFile(atPath: RemovalGuard.acceptFile(indexPath: index.path), contents: nil)
+        _ = FileManager.default.createFile(atPath: RemovalGuard.acceptFile(indexPath: index.path), contents: nil)
         #expect(store.refresh())
         #expect(Self.photos(store) == 17 && store.heldBack == nil)
         #expect(!FileManager.default.fileExists(atPath: RemovalGuard.acceptFile(indexPath: index.path)), "accepted once")
