@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ImagePipeline
 
 // A blocking HTTP/1.1 client for one keep-alive connection, over POSIX sockets. The warmer
 // runs one per worker thread. Chosen over URLSession (FoundationNetworking and libcurl) for
@@ -25,12 +26,10 @@ public final class HTTPConnection {
     let host: String
     let port: Int
     let timeoutSeconds: Int
-    private var fd: Int32 = -1
-    private var buffer = [UInt8](repeating: 0, count: 65536)
-    private var start = 0, end = 0
+    private var open: PlainSocket?
+    private var reader = HTTPAnswerReader()
 
-    /// Longest header block accepted, and the most body bytes kept for a page.
-    static let maxHeaderBytes = 64 * 1024
+    /// The most body bytes kept for a page.
     public static let maxKeptBody = 32 * 1024 * 1024
 
     /// `timeoutSeconds`: the most a connect, a send or a wait for the next bytes may take.
@@ -43,17 +42,15 @@ public final class HTTPConnection {
     deinit { close() }
 
     public func close() {
-        if fd >= 0 { Glibc.close(fd) }
-        fd = -1
-        start = 0
-        end = 0
+        open = nil
+        reader.reset()
     }
 
     /// GET `target` with `Host: hostHeader`. `keepBody(headers)` decides from the answer's
     /// headers whether to keep its body. A reused connection that the server closed while idle
     /// is reopened and the request sent once more (GET is idempotent).
     public func get(_ target: String, hostHeader: String, keepBody: ([String: String]) -> Bool) throws(HTTPClientError) -> HTTPAnswer {
-        let reused = fd >= 0
+        let reused = open != nil
         do {
             return try exchange(target, hostHeader: hostHeader, keepBody: keepBody)
         } catch {
@@ -66,38 +63,34 @@ public final class HTTPConnection {
     }
 
     private func exchange(_ target: String, hostHeader: String, keepBody: ([String: String]) -> Bool) throws(HTTPClientError) -> HTTPAnswer {
-        if fd < 0 { try connect() }
-        let request = "GET \(target) HTTP/1.1\r\nHost: \(hostHeader)\r\nUser-Agent: gallery-warm\r\nAccept: */*\r\n\r\n"
-        try send(Array(request.utf8))
-        let (status, headers) = try readHead()
-        var answer = HTTPAnswer(status: status, headers: headers, body: [], bodyBytes: 0)
-        let keep = keepBody(headers)
-        let noBody = (100..<200).contains(status) || status == 204 || status == 304
-        if noBody {
-            // nothing follows the head
-        } else if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
-            while true {
-                let line = try readLine()
-                let sizeText = line.split(separator: ";").first.map { $0.trimmingCharacters() } ?? ""
-                guard let size = Int(sizeText, radix: 16), size >= 0 else { throw HTTPClientError(description: "bad chunk size '\(line)'") }
-                if size == 0 {
-                    while try !readLine().isEmpty {} // trailers
-                    break
-                }
-                try readBody(count: size, keep: keep, into: &answer)
-                guard try readLine().isEmpty else { throw HTTPClientError(description: "chunk not followed by CRLF") }
-            }
-        } else if let length = headers["content-length"].flatMap({ Int($0.trimmingCharacters()) }), length >= 0 {
-            try readBody(count: length, keep: keep, into: &answer)
+        let stream: PlainSocket
+        if let open {
+            stream = open
         } else {
-            try readBody(count: Int.max, keep: keep, into: &answer)
-            close()
+            stream = try connect()
+            open = stream
         }
-        if headers["connection"]?.lowercased() == "close" { close() }
-        return answer
+        let request = "GET \(target) HTTP/1.1\r\nHost: \(hostHeader)\r\nUser-Agent: gallery-warm\r\nAccept: */*\r\n\r\n"
+        try send(Array(request.utf8), on: stream.fd)
+        do {
+            let (status, headers) = try reader.readHead(stream)
+            var answer = HTTPAnswer(status: status, headers: headers, body: [], bodyBytes: 0)
+            let keep = keepBody(headers)
+            let toTheClose = try reader.readBody(stream, status: status, headers: headers) { (piece) throws(HTTPTransferError) in
+                if keep {
+                    guard answer.body.count + piece.count <= Self.maxKeptBody else { throw .failed("page over 32 MiB") }
+                    answer.body += piece
+                }
+                answer.bodyBytes += piece.count
+            }
+            if toTheClose || headers["connection"]?.lowercased() == "close" { close() }
+            return answer
+        } catch {
+            throw HTTPClientError(description: error.description)
+        }
     }
 
-    private func connect() throws(HTTPClientError) {
+    private func connect() throws(HTTPClientError) -> PlainSocket {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -118,8 +111,7 @@ public final class HTTPConnection {
                 var one: Int32 = 1
                 setsockopt(s, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
                 if Glibc.connect(s, a.pointee.ai_addr, a.pointee.ai_addrlen) == 0 {
-                    fd = s
-                    return
+                    return PlainSocket(fd: s, timeoutSeconds: timeoutSeconds)
                 }
                 lastError = errno
                 Glibc.close(s)
@@ -129,7 +121,7 @@ public final class HTTPConnection {
         throw HTTPClientError(description: "cannot connect to \(host):\(port): \(String(cString: strerror(lastError)))")
     }
 
-    private func send(_ bytes: [UInt8]) throws(HTTPClientError) {
+    private func send(_ bytes: [UInt8], on fd: Int32) throws(HTTPClientError) {
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + done, $0.count - done, Int32(MSG_NOSIGNAL)) }
@@ -138,99 +130,28 @@ public final class HTTPConnection {
             done += n
         }
     }
-
-    /// Fills the buffer with more bytes; false at end of stream.
-    private func fill() throws(HTTPClientError) -> Bool {
-        if start == end { start = 0; end = 0 }
-        if end == buffer.count {
-            guard start > 0 else { throw HTTPClientError(description: "header line too long") }
-            buffer.withUnsafeMutableBufferPointer { b in
-                _ = memmove(b.baseAddress!, b.baseAddress! + start, end - start)
-            }
-            end -= start
-            start = 0
-        }
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + end, $0.count - end, 0) }
-            if n < 0, errno == EINTR { continue }
-            if n < 0 {
-                throw HTTPClientError(description: errno == EAGAIN || errno == EWOULDBLOCK ? "timed out after \(timeoutSeconds) s"
-                                                                                          : String(cString: strerror(errno)))
-            }
-            end += n
-            return n > 0
-        }
-    }
-
-    private func readLine() throws(HTTPClientError) -> String {
-        var scanned = start
-        while true {
-            while scanned < end {
-                if buffer[scanned] == 10 {
-                    var lineEnd = scanned
-                    if lineEnd > start, buffer[lineEnd - 1] == 13 { lineEnd -= 1 }
-                    let line = String(decoding: buffer[start..<lineEnd], as: UTF8.self)
-                    start = scanned + 1
-                    return line
-                }
-                scanned += 1
-            }
-            let offset = scanned - start
-            guard try fill() else { throw HTTPClientError(description: "closed before the end of the answer") }
-            scanned = start + offset
-        }
-    }
-
-    private func readHead() throws(HTTPClientError) -> (Int, [String: String]) {
-        if start == end {
-            guard try fill() else { throw HTTPClientError(description: "closed before the answer") }
-        }
-        let statusLine = try readLine()
-        let parts = statusLine.split(separator: " ", maxSplits: 2)
-        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]), (100...599).contains(status) else {
-            throw HTTPClientError(description: "bad status line '\(statusLine.prefix(80))'")
-        }
-        var headers: [String: String] = [:]
-        var total = statusLine.utf8.count
-        while true {
-            let line = try readLine()
-            if line.isEmpty { break }
-            total += line.utf8.count
-            guard total <= Self.maxHeaderBytes else { throw HTTPClientError(description: "header block over 64 KiB") }
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters()
-            headers[name] = headers[name].map { $0 + ", " + value } ?? value
-        }
-        return (status, headers)
-    }
-
-    private func readBody(count: Int, keep: Bool, into answer: inout HTTPAnswer) throws(HTTPClientError) {
-        var left = count
-        while left > 0 {
-            if start == end {
-                guard try fill() else {
-                    if count == Int.max { return }
-                    throw HTTPClientError(description: "closed before the end of the body")
-                }
-            }
-            let take = min(left, end - start)
-            if keep {
-                guard answer.body.count + take <= Self.maxKeptBody else { throw HTTPClientError(description: "page over 32 MiB") }
-                answer.body += buffer[start..<(start + take)]
-            }
-            answer.bodyBytes += take
-            start += take
-            left -= take
-        }
-    }
 }
 
-extension StringProtocol {
-    fileprivate func trimmingCharacters() -> String {
-        var s = Substring(self)
-        while let c = s.first, c == " " || c == "\t" { s = s.dropFirst() }
-        while let c = s.last, c == " " || c == "\t" { s = s.dropLast() }
-        return String(s)
+/// A connected socket with receive and send timeouts (SO_RCVTIMEO, SO_SNDTIMEO), closed
+/// when the connection lets go of it.
+private final class PlainSocket: HTTPByteStream {
+    let fd: Int32
+    let timeoutSeconds: Int
+
+    init(fd: Int32, timeoutSeconds: Int) {
+        self.fd = fd
+        self.timeoutSeconds = timeoutSeconds
+    }
+
+    deinit { Glibc.close(fd) }
+
+    func receive(into buffer: inout [UInt8], from offset: Int) throws(HTTPTransferError) -> Int {
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress! + offset, $0.count - offset, 0) }
+            if n >= 0 { return n }
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { throw .timedOut("timed out after \(timeoutSeconds) s") }
+            throw .failed(String(cString: strerror(errno)))
+        }
     }
 }

@@ -3,12 +3,6 @@ import Glibc
 #endif
 import CTLS
 
-/// Why a transfer stopped: no answer in time, or anything else (with what happened).
-enum OriginTransferError: Error {
-    case timedOut(String)
-    case failed(String)
-}
-
 /// When a transfer must give up: at `end` whatever happens (the total timeout), and when
 /// nothing moved for `idle` seconds (the connect timeout doubles as the idle timeout, as it did
 /// with URLSession: it covers a connect that never completes and an origin that stops sending).
@@ -17,7 +11,8 @@ struct TransferDeadline {
     let idleMilliseconds: Int32
 
     init(total: Double, idle: Double) {
-        end = TransferDeadline.now() &+ UInt64(max(0, total) * 1e9)
+        // At most 10⁹ s (31 years): a larger total would not fit the nanosecond count.
+        end = TransferDeadline.now() &+ UInt64(min(max(0, total), 1e9) * 1e9)
         idleMilliseconds = Int32(min(max(idle, 0.001), 86_400) * 1000)
     }
 
@@ -28,7 +23,7 @@ struct TransferDeadline {
     }
 
     /// Waits until `fd` is ready for `events`; throws when the idle or total time ran out.
-    func wait(_ fd: Int32, for events: Int16, doing what: String) throws(OriginTransferError) {
+    func wait(_ fd: Int32, for events: Int16, doing what: String) throws(HTTPTransferError) {
         while true {
             let now = TransferDeadline.now()
             guard now < end else { throw .timedOut("no complete answer within the total timeout (\(what))") }
@@ -49,14 +44,14 @@ struct TransferDeadline {
 /// One TCP connection to an origin, in TLS for https (libssl, the peer's certificate checked
 /// against the system's CA store and the host name), non-blocking so every step respects the
 /// deadline. One request per connection: originals are fetched once and then cached.
-final class OriginConnection {
+final class OriginConnection: HTTPByteStream {
     private var fd: Int32 = -1
     private var ssl: OpaquePointer?
     private let deadline: TransferDeadline
 
     /// Connects to `host`:`port` (each address getaddrinfo gives, in turn) and, when `tls`,
     /// completes the handshake for `host`. `trust` overrides the CA store (tests).
-    init(host: String, port: Int, tls: Bool, deadline: TransferDeadline, trust: TLSTrust) throws(OriginTransferError) {
+    init(host: String, port: Int, tls: Bool, deadline: TransferDeadline, trust: TLSTrust) throws(HTTPTransferError) {
         self.deadline = deadline
         fd = try OriginConnection.connect(host: host, port: port, deadline: deadline)
         if tls {
@@ -78,7 +73,7 @@ final class OriginConnection {
         fd = -1
     }
 
-    private static func connect(host: String, port: Int, deadline: TransferDeadline) throws(OriginTransferError) -> Int32 {
+    private static func connect(host: String, port: Int, deadline: TransferDeadline) throws(HTTPTransferError) -> Int32 {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -116,7 +111,7 @@ final class OriginConnection {
         throw .failed("cannot connect to \(host):\(port): \(lastError)")
     }
 
-    private func handshake(host: String, trust: TLSTrust) throws(OriginTransferError) {
+    private func handshake(host: String, trust: TLSTrust) throws(HTTPTransferError) {
         guard let context = trust.context, let ssl = SSL_new(context) else {
             throw .failed("TLS: \(TLSTrust.lastError())")
         }
@@ -141,7 +136,7 @@ final class OriginConnection {
     }
 
     /// Waits for what libssl asked for; any other libssl answer is a failure.
-    private func waitFor(_ sslError: Int32, doing what: String) throws(OriginTransferError) {
+    private func waitFor(_ sslError: Int32, doing what: String) throws(HTTPTransferError) {
         switch sslError {
         case SSL_ERROR_WANT_READ: try deadline.wait(fd, for: Int16(POLLIN), doing: what)
         case SSL_ERROR_WANT_WRITE: try deadline.wait(fd, for: Int16(POLLOUT), doing: what)
@@ -151,7 +146,7 @@ final class OriginConnection {
     }
 
     /// Sends all of `bytes`.
-    func send(_ bytes: [UInt8]) throws(OriginTransferError) {
+    func send(_ bytes: [UInt8]) throws(HTTPTransferError) {
         var sent = 0
         while sent < bytes.count {
             // The attempt itself does not throw (the closure would lose the error's type): it
@@ -181,7 +176,7 @@ final class OriginConnection {
 
     /// Reads what has arrived into `buffer[offset...]` (waiting for some); 0 at the end of the
     /// stream.
-    func receive(into buffer: inout [UInt8], from offset: Int) throws(OriginTransferError) -> Int {
+    func receive(into buffer: inout [UInt8], from offset: Int) throws(HTTPTransferError) -> Int {
         while true {
             let room = buffer.count - offset
             if let ssl {

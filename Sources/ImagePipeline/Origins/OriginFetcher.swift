@@ -93,7 +93,7 @@ final class OriginFetcher: Sendable {
     }
 
     /// One GET of `url` on a new connection.
-    private func exchange(_ url: URL, headers: [(String, String)], deadline: TransferDeadline) throws(OriginTransferError) -> OriginExchange.Answer {
+    private func exchange(_ url: URL, headers: [(String, String)], deadline: TransferDeadline) throws(HTTPTransferError) -> OriginExchange.Answer {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw .failed("scheme is not http(s)")
         }
@@ -112,9 +112,7 @@ final class OriginFetcher: Sendable {
         let connection = try OriginConnection(host: host, port: port, tls: tls, deadline: deadline, trust: trust)
         defer { connection.close() }
         var exchange = OriginExchange(connection: connection)
-        return try exchange.get(target: target, host: hostHeader, headers: headers, maxBytes: maxBytes) { status in
-            (200...299).contains(status)
-        }
+        return try exchange.get(target: target, host: hostHeader, headers: headers, maxBytes: maxBytes)
     }
 
     private func validated(_ answer: OriginExchange.Answer, source: String, conditional: Bool) throws(PipelineError) -> RevalidationAnswer {
@@ -122,7 +120,6 @@ final class OriginFetcher: Sendable {
             return .notModified(etag: answer.headers["etag"], lastModified: answer.headers["last-modified"])
         }
         guard (200...299).contains(answer.status) else { throw .originFailed("\(source): status \(answer.status)") }
-        if answer.tooLarge { throw .originFailed("\(source): larger than the origin byte limit") }
         guard let format = ImageFormat.sniff(answer.body) else {
             let type = answer.headers["content-type"] ?? "no content type"
             throw .notAnImage("\(source): \(type), not an image format we read")
