@@ -3,11 +3,14 @@ import Foundation
 import Glibc
 #endif
 
-/// One measured command: median wall time over the runs and the largest peak RSS seen.
+/// One measured command: median wall time over the runs, mean user and system CPU time (from
+/// `wait4`'s rusage of each run) and the largest peak RSS seen.
 struct Measurement {
     var medianSeconds: Double
     var peakRSSKiB: Int
     var runs: Int
+    var meanUserSeconds: Double = 0
+    var meanSystemSeconds: Double = 0
 }
 
 /// What every benchmark section gets: where the photographs are, how many runs, where the
@@ -31,18 +34,23 @@ struct BenchContext: Sendable {
 }
 
 /// Runs `argv` (argv[0] resolved on PATH) `runs` times, stdout to `stdoutPath` (or /dev/null),
-/// and returns the median wall time, plus the peak RSS of one extra run under /usr/bin/time
+/// and returns the median wall time and mean CPU times, plus the peak RSS of one extra run under /usr/bin/time
 /// when `peakRSS` is set (0 otherwise). Returns nil when the command cannot be started or
 /// exits non-zero.
 func measureProcess(_ argv: [String], runs: Int, stdoutPath: String = "/dev/null", peakRSS: Bool = false) -> Measurement? {
     var times: [Double] = []
+    var user = 0.0, system = 0.0
     for _ in 0..<max(1, runs) {
-        guard let seconds = runOnce(argv, stdoutPath: stdoutPath) else { return nil }
-        times.append(seconds)
+        guard let run = runOnce(argv, stdoutPath: stdoutPath) else { return nil }
+        times.append(run.wall)
+        user += run.user
+        system += run.system
     }
     times.sort()
     let peak = peakRSS ? (peakRSSKiB(argv, stdoutPath: stdoutPath) ?? 0) : 0
-    return Measurement(medianSeconds: times[times.count / 2], peakRSSKiB: peak, runs: times.count)
+    let n = Double(times.count)
+    return Measurement(medianSeconds: times[times.count / 2], peakRSSKiB: peak, runs: times.count,
+                       meanUserSeconds: user / n, meanSystemSeconds: system / n)
 }
 
 /// Peak RSS of one run of `argv`, read by /usr/bin/time. wait4's own figure is no use here:
@@ -71,14 +79,18 @@ func spawnQuietly(_ argv: [String], stdoutPath: String = "/dev/null") -> pid_t? 
     return pid
 }
 
-private func runOnce(_ argv: [String], stdoutPath: String) -> Double? {
+/// One run: wall time, and the child's own user and system CPU from `wait4` (unlike its
+/// ru_maxrss, these are not inherited across posix_spawn).
+private func runOnce(_ argv: [String], stdoutPath: String) -> (wall: Double, user: Double, system: Double)? {
     let start = DispatchTime.now().uptimeNanoseconds
     guard let pid = spawnQuietly(argv, stdoutPath: stdoutPath) else { return nil }
     var status: Int32 = 0
-    guard waitpid(pid, &status, 0) == pid else { return nil }
+    var usage = rusage()
+    guard wait4(pid, &status, 0, &usage) == pid else { return nil }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else { return nil }
-    return seconds
+    func secs(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return (seconds, secs(usage.ru_utime), secs(usage.ru_stime))
 }
 
 /// A plain-text table: a header row, then rows, columns padded to the widest cell.

@@ -4,6 +4,10 @@
 /// neighbours, which fancy vertical upsampling reads as context (libjpeg `jdmainct.c`). The
 /// scan decoders IDCT straight into the ring, and `emit(band:)` runs once the next band is in,
 /// so a sequential file never holds more than three iMCU rows of samples per component.
+///
+/// The output is either the whole bitmap (row y at `output + y × rowBytes`) or, with a
+/// `sink`, one band of `plan.bandOutputRows` rows reused for every band and handed to the
+/// sink as soon as it is converted (`JPEGDecoder.decodeRows`): no whole-image buffer.
 final class MCURowRenderer {
     let plan: DecodePlan
     private let rings: [UnsafeMutablePointer<UInt8>]
@@ -14,19 +18,25 @@ final class MCURowRenderer {
     private(set) var quantLatched: [Bool]
     /// A 64-coefficient scratch block, kept zero between uses.
     let scratch: UnsafeMutablePointer<Int16>
-    /// The kernel build chosen for this CPU, read once per decode.
-    let kernels = KernelDispatch.selected
-    /// The output bitmap's samples and row size.
+    /// The kernel build chosen for this CPU, read once per decode (tests pass either set).
+    let kernels: KernelDispatch
+    /// The output bitmap's samples, or the band buffer when `sink` is set; and the row size.
     let output: UnsafeMutablePointer<UInt8>
+    /// Receives each band of converted rows; nil when `output` is the whole bitmap.
+    private let sink: (any DecodedRowSink)?
     let outputRowBytes: Int
     /// CMYK/YCCK files with an embedded profile: the ICC conversion replacing the naive one.
     private let cmykTransform: ColourTransform?
     /// Three output-width rows for YCCK's converted C, M, Y on the ICC path.
     private let cmyRows: UnsafeMutablePointer<UInt8>?
 
-    init(plan: DecodePlan, output: UnsafeMutablePointer<UInt8>, cmyk: ColourTransform? = nil) {
+    /// `output` holds the whole image, or `plan.bandOutputRows` rows when `sink` is set.
+    init(plan: DecodePlan, output: UnsafeMutablePointer<UInt8>, cmyk: ColourTransform? = nil,
+         sink: (any DecodedRowSink)? = nil, kernels: KernelDispatch = .selected) {
         self.plan = plan
         self.output = output
+        self.sink = sink
+        self.kernels = kernels
         let transform = cmyk?.convertsCMYK == true && plan.components.count == 4 ? cmyk : nil
         cmykTransform = transform
         if transform != nil, plan.colorSpace == .ycck {
@@ -145,22 +155,25 @@ final class MCURowRenderer {
 
     /// Renders the whole image from a complete coefficient store, smoothing blocks when
     /// `smoother` is set (incomplete progressive data).
-    func render(from store: CoefficientStore, smoother: BlockSmoother?) {
+    func render(from store: CoefficientStore, smoother: BlockSmoother?) throws {
         for band in 0..<plan.bands {
             fill(band: band, from: store, smoother: smoother)
-            if band > 0 { emit(band: band - 1) }
+            if band > 0 { try emit(band: band - 1) }
         }
-        emit(band: plan.bands - 1)
+        try emit(band: plan.bands - 1)
     }
 
-    /// Upsamples, converts and writes the output rows of iMCU row `band`. Bands `band - 1`
-    /// and `band + 1` (where they exist) must still be in the rings.
-    func emit(band: Int) {
+    /// Upsamples, converts and writes the output rows of iMCU row `band`, then hands them to
+    /// the sink if there is one (whose error ends the decode). Bands `band - 1` and `band + 1`
+    /// (where they exist) must still be in the rings.
+    func emit(band: Int) throws {
         let first = band * plan.bandOutputRows
         let last = min(plan.outHeight, first + plan.bandOutputRows)
         guard first < last else { return }
         let n = plan.components.count
         var rows = [UnsafePointer<UInt8>](repeating: UnsafePointer(upsampled[0]), count: n)
+        // With a sink, the band buffer's first row is output row `first`.
+        let top = sink == nil ? 0 : first
         for y in first..<last {
             for (c, p) in plan.components.enumerated() {
                 let r = y / p.vFactor
@@ -191,7 +204,7 @@ final class MCURowRenderer {
                     }
                 }
             }
-            let out = output + y &* outputRowBytes
+            let out = output + (y &- top) &* outputRowBytes
             let w = plan.outWidth
             switch plan.colorSpace {
             case .gray: out.update(from: rows[0], count: w)
@@ -211,6 +224,9 @@ final class MCURowRenderer {
                     ColourToRGB.ycckToRGB(y: rows[0], cb: rows[1], cr: rows[2], k: rows[3], count: w, out)
                 }
             }
+        }
+        if let sink {
+            try sink.write(UnsafeBufferPointer(start: output, count: (last &- first) &* outputRowBytes), first: first, count: last &- first)
         }
     }
 }
