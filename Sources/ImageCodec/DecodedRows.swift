@@ -37,8 +37,10 @@ extension ImageCodec {
     public static func decodeRows(_ bytes: [UInt8], scale: DecodeScale = .full, limits: DecodeLimits = .default,
                                   cmyk: ColourTransform? = nil, into sink: any DecodedRowSink) throws -> DecodedRows {
         try limits.check(inputBytes: bytes.count)
-        if ImageFormat.sniff(bytes) == .jpeg {
-            return try JPEGDecoder.decodeRows(bytes, scale: scale.numerator, limits: limits, cmyk: cmyk, into: sink)
+        switch ImageFormat.sniff(bytes) {
+        case .jpeg: return try JPEGDecoder.decodeRows(bytes, scale: scale.numerator, limits: limits, cmyk: cmyk, into: sink)
+        case .webp where scale == .full: return try WebPDecoder.decodeRows(bytes, limits: limits, into: sink)
+        default: break
         }
         return try handOver(try decode(bytes, scale: scale, limits: limits, cmyk: cmyk), to: sink)
     }
