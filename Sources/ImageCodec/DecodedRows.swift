@@ -1,4 +1,4 @@
-/// Receives a decode's output a band of rows at a time (`ImageCodec.decodeRows`), so a caller
+/// Receives a decode's output a group of rows at a time (`ImageCodec.decodeRows`), so a caller
 /// that writes rows out as they come (a PPM, an encoder that takes rows) never needs the whole
 /// bitmap in memory.
 public protocol DecodedRowSink: AnyObject {
@@ -7,9 +7,9 @@ public protocol DecodedRowSink: AnyObject {
     func begin(width: Int, height: Int, layout: Bitmap.Layout) throws
 
     /// `count` rows starting at output row `first`, tightly packed (`width × channels` bytes a
-    /// row). The buffer is the decoder's and is reused for the next band: copy what you keep.
-    /// Rows come top to bottom, each band after the one above it, with one exception: a
-    /// progressive JPEG whose scans turn out, after its last band, not to end where its
+    /// row). The buffer is the decoder's and is reused for the next rows: copy what you keep.
+    /// Rows come top to bottom, each group after the one above it, with one exception: a
+    /// progressive JPEG whose scans turn out, after its last row, not to end where its
     /// layout said is decoded again the whole-image way, from row 0 (the rows of the second
     /// pass are the ones that count). Throwing here ends the decode with that error.
     func write(_ rows: UnsafeBufferPointer<UInt8>, first: Int, count: Int) throws
@@ -29,11 +29,12 @@ public struct DecodedRows: Sendable {
 }
 
 extension ImageCodec {
-    /// `decode(_:scale:limits:cmyk:)` handing the pixels to `sink` band by band instead of
-    /// returning a bitmap; the rows are the same bytes, in stored orientation. A JPEG (baseline
-    /// or progressive) is converted one iMCU row at a time into one reused band buffer, so the
-    /// whole bitmap is never allocated, and `limits.maxMemoryBytes` is checked against the band
-    /// instead of the bitmap; every other format is decoded whole and handed over as one band.
+    /// `decode(_:scale:limits:cmyk:)` handing the pixels to `sink` a group of rows at a time
+    /// instead of returning a bitmap; the rows are the same bytes, in stored orientation. A JPEG
+    /// (baseline or progressive) is converted one iMCU row at a time into one reused buffer of
+    /// about 128 KB, handed over each time it is full, so the whole bitmap is never allocated,
+    /// and `limits.maxMemoryBytes` is checked against that buffer instead of the bitmap; every
+    /// other format is decoded whole and handed over as one group.
     public static func decodeRows(_ bytes: [UInt8], scale: DecodeScale = .full, limits: DecodeLimits = .default,
                                   cmyk: ColourTransform? = nil, into sink: any DecodedRowSink) throws -> DecodedRows {
         try limits.check(inputBytes: bytes.count)
@@ -46,7 +47,7 @@ extension ImageCodec {
     }
 
     /// `decodeRows(_:scale:limits:cmyk:into:)` for a source (movies, TIFF and raws through
-    /// positioned reads, as `decode(source:)` reads them, handed over as one band).
+    /// positioned reads, as `decode(source:)` reads them, handed over as one group).
     public static func decodeRows(source: ByteSource, scale: DecodeScale = .full, limits: DecodeLimits = .default,
                                   cmyk: ColourTransform? = nil, into sink: any DecodedRowSink) throws -> DecodedRows {
         switch try sniff(source: source) {

@@ -5,7 +5,7 @@ import Testing
 /// `ImageCodec.decodeRows` (`JPEGDecoder.decodeRows`): the rows handed to a sink band by band
 /// are the bitmap `decode` returns, byte for byte, with the same warnings and errors, for every
 /// JPEG fixture in the repository at every scale and with both kernel sets; damaged copies
-/// too. The sink sees one `begin`, then bands top to bottom that tile the image.
+/// too. The sink sees one `begin`, then groups of rows top to bottom that tile the image.
 @Suite struct JPEGRowStreamTests {
     /// Every JPEG under Tests/Fixtures (the conformance set, metadata, colour, motion photos).
     static let files: [String] = {
@@ -119,30 +119,40 @@ import Testing
         #expect(decoded > 0)
     }
 
-    @Test("bands are one iMCU row of output, and the band is all the output memory counted")
-    func bandSizeAndLimit() throws {
-        let bytes = try JPEGFixtures.bytes("generated/flower_420_q75.jpg")
+    @Test("rows come in groups of up to 128 KB, and the group is all the output memory counted")
+    func groupSizeAndLimit() throws {
+        let bytes = try JPEGFixtures.bytes("generated/odd_1001x667_420.jpg")
         let sink = Collector()
         _ = try JPEGDecoder.decodeRows(bytes, scale: 8, limits: .default, into: sink)
-        #expect(sink.largestBand == 16 && sink.bands == (sink.height + 15) / 16)
-        // A limit the bitmap does not fit in but the band does.
+        let rowBytes = sink.width * 3
+        let group = min(sink.height, (128 << 10) / rowBytes)
+        #expect(sink.largestBand == group && sink.bands == (sink.height + group - 1) / group)
+        // A limit the bitmap does not fit in but the group does.
         let whole = try JPEGDecoder.memoryEstimate(bytes, scale: 8, limits: .default)
-        let outputBytes = sink.width * sink.height * 3
-        let tight = DecodeLimits(maxMemoryBytes: try #require(whole.total) - outputBytes + 16 * sink.width * 3)
+        let tight = DecodeLimits(maxMemoryBytes: try #require(whole.total) - sink.height * rowBytes + group * rowBytes)
         #expect(throws: ImageCodecError.self) { try JPEGDecoder.decode(bytes, scale: 8, limits: tight) }
         let streamed = Collector()
         _ = try ImageCodec.decodeRows(bytes, limits: tight, into: streamed)
         #expect(streamed.pixels == sink.pixels)
-        // Refused before anything is handed over when even the band does not fit.
+        // Refused before anything is handed over when even the group does not fit.
         let tiny = DecodeLimits(maxMemoryBytes: 1024)
         let refused = Collector()
         #expect(throws: ImageCodecError.self) { try ImageCodec.decodeRows(bytes, limits: tiny, into: refused) }
         #expect(refused.begins == 0)
     }
 
+    @Test("a wide image is handed over a few rows at a time, not iMCU row by iMCU row")
+    func wideImageGroups() throws {
+        // 1/8 of a 4:2:0 file: two output rows per iMCU row, all 84 in one group.
+        let bytes = try JPEGFixtures.bytes("generated/odd_1001x667_420.jpg")
+        let sink = Collector()
+        _ = try JPEGDecoder.decodeRows(bytes, scale: 1, limits: .default, into: sink)
+        #expect(sink.bands == 1 && sink.largestBand == sink.height)
+    }
+
     @Test("a sink's error ends the decode")
     func sinkErrorStops() throws {
-        for file in ["generated/flower_420_q75.jpg", "generated/flower_444_q75.jpg"] {
+        for file in ["generated/odd_1001x667_420.jpg", "generated/odd_1001x667_422_prog.jpg"] {
             let sink = Collector()
             sink.failAtBand = 2
             #expect(throws: ImageCodecError(.invalidArgument, "sink refused band 2")) {

@@ -45,9 +45,10 @@ enum JPEGDecoder {
         }
     }
 
-    /// `decode` handing each iMCU row's output rows to `sink` from one reused band buffer
-    /// (`ImageCodec.decodeRows`): the same pixels, without the whole bitmap. The memory limit
-    /// is checked with the band in place of the bitmap, before anything is allocated.
+    /// `decode` handing the output rows to `sink` from one reused buffer of about 128 KB
+    /// (`ImageCodec.decodeRows`, `MCURowRenderer.handOverRows`): the same pixels, without the
+    /// whole bitmap. The memory limit is checked with that buffer in place of the bitmap,
+    /// before anything is allocated.
     static func decodeRows(_ bytes: [UInt8], scale: Int, limits: DecodeLimits, cmyk: ColourTransform? = nil,
                            kernels: KernelDispatch = .selected, into sink: any DecodedRowSink) throws -> DecodedRows {
         try bytes.withUnsafeBufferPointer { buf in
@@ -56,16 +57,16 @@ enum JPEGDecoder {
             var h = try readHeaders(buf, limits: limits, warnings: &warnings)
             let sizing = try Sizing(h, scale: scale, limits: limits, streaming: true)
             try limits.check(sizing.memory)
-            let band = UnsafeMutablePointer<UInt8>.allocate(capacity: sizing.outputBytes)
-            defer { band.deallocate() }
+            let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: sizing.outputBytes)
+            defer { rows.deallocate() }
             try sink.begin(width: sizing.plan.outWidth, height: sizing.plan.outHeight, layout: sizing.layout)
-            try render(base, buf.count, &h, sizing, limits: limits, cmyk: cmyk, output: band, sink: sink, kernels: kernels,
+            try render(base, buf.count, &h, sizing, limits: limits, cmyk: cmyk, output: rows, sink: sink, kernels: kernels,
                        bands: true, warnings: &warnings)
             return DecodedRows(info: info(h), warnings: warnings)
         }
     }
 
-    /// Decodes every scan into `output` (the whole bitmap, or one band handed to `sink`):
+    /// Decodes every scan into `output` (the whole bitmap, or rows handed to `sink`):
     /// band by band for a well-formed progressive file (unless `allowBands` is false, which
     /// tests use to compare the two ways), else streamed (one sequential scan) or through the
     /// whole-image coefficient store.
@@ -120,7 +121,7 @@ enum JPEGDecoder {
     struct Sizing {
         let plan: DecodePlan
         let layout: Bitmap.Layout
-        /// The whole bitmap, or one band of `plan.bandOutputRows` rows when streaming.
+        /// The whole bitmap, or the renderer's hand-over buffer when streaming.
         let outputBytes: Int
         /// Progressive, or sequential with components spread over several scans: decoded into
         /// a coefficient store and rendered after the last scan.
@@ -133,7 +134,7 @@ enum JPEGDecoder {
             let colorSpace = JPEGColorSpace(frame: h.frame, metadata: h.metadata)
             plan = try DecodePlan(frame: h.frame, scale: scale, colorSpace: colorSpace)
             layout = colorSpace == .gray ? .gray : .rgb
-            let rows = streaming ? min(plan.bandOutputRows, plan.outHeight) : plan.outHeight
+            let rows = streaming ? MCURowRenderer.handOverRows(for: plan) : plan.outHeight
             outputBytes = try Bitmap.byteCount(width: plan.outWidth, height: rows, layout: layout)
             multiScan = h.frame.progressive || h.firstScan.components.count < h.frame.components.count
             bands = ProgressiveScanLayout(h, limits: limits)
@@ -145,14 +146,14 @@ enum JPEGDecoder {
     /// The buffers `decode` allocates at the plan's scale: the coefficient store of a
     /// multi-scan file (the whole image, only the positions the scaled IDCT reads; one iMCU
     /// row when decoded band by band), the renderer's band rings and rows, and the output bitmap
-    /// (one band of it when `streaming`).
+    /// (the renderer's hand-over rows when `streaming`).
     static func memoryEstimate(_ frame: JPEGFrame, plan: DecodePlan, multiScan: Bool, bands: Bool, outputBytes: Int,
                                streaming: Bool = false) -> DecodeMemoryEstimate {
         let kind = frame.progressive ? "progressive" : multiScan ? "multi-scan sequential" : "sequential"
         var estimate = DecodeMemoryEstimate("\(kind) JPEG \(frame.width)x\(frame.height) at \(plan.scale)/8")
         if multiScan { estimate.add(bands ? "coefficients (one band)" : "coefficients", bytes: CoefficientStore.byteCount(for: plan, band: bands)) }
         estimate.add("rows", bytes: MCURowRenderer.bufferBytes(for: plan))
-        estimate.add(streaming ? "output band" : "output", bytes: outputBytes)
+        estimate.add(streaming ? "output rows" : "output", bytes: outputBytes)
         return estimate
     }
 
