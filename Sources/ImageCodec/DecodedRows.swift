@@ -33,8 +33,10 @@ extension ImageCodec {
     /// instead of returning a bitmap; the rows are the same bytes, in stored orientation. A JPEG
     /// (baseline or progressive) is converted one iMCU row at a time into one reused buffer of
     /// about 128 KB, handed over each time it is full, so the whole bitmap is never allocated,
-    /// and `limits.maxMemoryBytes` is checked against that buffer instead of the bitmap; every
-    /// other format is decoded whole and handed over as one group.
+    /// and `limits.maxMemoryBytes` is checked against that buffer instead of the bitmap. A WebP
+    /// at full size keeps its YUV planes (or ARGB pixels) and hands the RGB(A) rows over 16 at a
+    /// time from one buffer, the limit counting that buffer too. Every other format (and a WebP
+    /// at a reduced scale) is decoded whole and handed over as one group.
     public static func decodeRows(_ bytes: [UInt8], scale: DecodeScale = .full, limits: DecodeLimits = .default,
                                   cmyk: ColourTransform? = nil, into sink: any DecodedRowSink) throws -> DecodedRows {
         try limits.check(inputBytes: bytes.count)
