@@ -3,11 +3,16 @@ import Foundation
 import Glibc
 #endif
 
-/// One measured command: median wall time over the runs and the largest peak RSS seen.
+/// One measured command: median wall time over the runs, mean user and system CPU, and the
+/// largest peak RSS seen.
 struct Measurement {
     var medianSeconds: Double
     var peakRSSKiB: Int
     var runs: Int
+    /// Mean user CPU seconds of a run (the child's own, from wait4).
+    var userSeconds: Double = 0
+    /// Mean system CPU seconds of a run: on this kind of VM mostly page faults.
+    var systemSeconds: Double = 0
 }
 
 /// What every benchmark section gets: where the photographs are, how many runs, where the
@@ -36,13 +41,18 @@ struct BenchContext: Sendable {
 /// exits non-zero.
 func measureProcess(_ argv: [String], runs: Int, stdoutPath: String = "/dev/null", peakRSS: Bool = false) -> Measurement? {
     var times: [Double] = []
+    var user = 0.0, system = 0.0
     for _ in 0..<max(1, runs) {
-        guard let seconds = runOnce(argv, stdoutPath: stdoutPath) else { return nil }
-        times.append(seconds)
+        guard let run = runOnce(argv, stdoutPath: stdoutPath) else { return nil }
+        times.append(run.wall)
+        user += run.user
+        system += run.system
     }
     times.sort()
     let peak = peakRSS ? (peakRSSKiB(argv, stdoutPath: stdoutPath) ?? 0) : 0
-    return Measurement(medianSeconds: times[times.count / 2], peakRSSKiB: peak, runs: times.count)
+    let n = Double(times.count)
+    return Measurement(medianSeconds: times[times.count / 2], peakRSSKiB: peak, runs: times.count,
+                       userSeconds: user / n, systemSeconds: system / n)
 }
 
 /// Peak RSS of one run of `argv`, read by /usr/bin/time. wait4's own figure is no use here:
@@ -71,14 +81,18 @@ func spawnQuietly(_ argv: [String], stdoutPath: String = "/dev/null") -> pid_t? 
     return pid
 }
 
-private func runOnce(_ argv: [String], stdoutPath: String) -> Double? {
+/// Wall time and the child's own user and system CPU (wait4's rusage: its times are the
+/// child's, unlike its ru_maxrss, see `peakRSSKiB`).
+private func runOnce(_ argv: [String], stdoutPath: String) -> (wall: Double, user: Double, system: Double)? {
     let start = DispatchTime.now().uptimeNanoseconds
     guard let pid = spawnQuietly(argv, stdoutPath: stdoutPath) else { return nil }
     var status: Int32 = 0
-    guard waitpid(pid, &status, 0) == pid else { return nil }
+    var usage = rusage()
+    guard wait4(pid, &status, 0, &usage) == pid else { return nil }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else { return nil }
-    return seconds
+    func value(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return (seconds, value(usage.ru_utime), value(usage.ru_stime))
 }
 
 /// A plain-text table: a header row, then rows, columns padded to the widest cell.
