@@ -97,4 +97,39 @@ import Testing
         #expect(store.catalog.items.values.contains { $0.relativePath == "A02/new.jpg" })
         #expect(Self.marksWhole(store))
     }
+
+    /// The start reads each folder's rows from an index that holds them (no lookup in the
+    /// table per photo); a file made before it gets it from the writer, once.
+    @Test func folderListingsAreReadFromTheirOwnIndex() throws {
+        let root = try IncrementalChangeTests.library(albums: 2, photos: 2)
+        defer { IncrementalChangeTests.remove(root) }
+        let index = try LibraryIndexTests.openIndex(IncrementalChangeTests.indexPath(root))
+        // An EXPLAIN is not prepared again when the schema changes: each asks with new text.
+        var asked = 0
+        func plan() -> String {
+            asked += 1
+            return index.read { [asked] db throws(SQLiteError) -> String in
+                var details: [String] = []
+                try db.run("EXPLAIN QUERY PLAN SELECT name, size, mtime_s, mtime_ns, inode, sidecar FROM photos WHERE album = ? "
+                           + "AND failure IS NULL -- \(asked)", [.text("A00")]) { details.append($0.text(3) ?? "") }
+                return details.joined(separator: "; ")
+            } ?? ""
+        }
+        #expect(index.coversFolderListings)
+        #expect(plan().contains("COVERING INDEX photos_by_folder"))
+        // As a file made before it.
+        index.withWriter { db throws(SQLiteError) in
+            try db.execute("DROP INDEX photos_by_folder; CREATE INDEX photos_by_album ON photos(album, name)")
+        }
+        #expect(!index.coversFolderListings)
+        #expect(!plan().contains("COVERING"))
+        #expect(index.coverFolderListings())
+        #expect(index.coversFolderListings && !index.coverFolderListings())
+        #expect(plan().contains("COVERING INDEX photos_by_folder"))
+        let store = CatalogStore(scanner: CatalogScanner(root: root, siteTitle: "T"), index: index,
+                                 indexer: LibraryIndexer(index: index, readers: 1, background: false, readFile: LibraryIndexTests.CountingReader().reader), log: { _ in })
+        store.refreshAndIndex(force: true)
+        let restarted = CatalogStore(scanner: CatalogScanner(root: root, siteTitle: "T"), index: index, log: { _ in })
+        #expect(Self.pages(restarted.catalog) == Self.pages(store.catalog))
+    }
 }

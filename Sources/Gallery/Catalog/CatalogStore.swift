@@ -369,6 +369,7 @@ public final class CatalogStore: Sendable {
             finished.store(true, ordering: .relaxed)
             index?.flushPlaceholders()
             indexPass(folders: nil)
+            if index?.coverFolderListings() == true { log("index: folder listings are read from their own index now") }
         }
         return finished.load(ordering: .relaxed)
     }
