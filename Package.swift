@@ -37,6 +37,7 @@ let package = Package(
         .executable(name: "fuzz-tiff", targets: ["fuzz-tiff"]),
         .executable(name: "fuzz-inflate", targets: ["fuzz-inflate"]),
         .executable(name: "fuzz-request", targets: ["fuzz-request"]),
+        .executable(name: "fuzz-answer", targets: ["fuzz-answer"]),
     ],
     targets: [
         .systemLibrary(name: "CFastCGI", path: "Sources/CFastCGI", providers: [.apt(["libfcgi-dev"])]),
@@ -78,6 +79,7 @@ let package = Package(
         .executableTarget(name: "fuzz-tiff", dependencies: ["ImageFuzzChecks"], path: "Sources/Fuzz/fuzz-tiff"),
         .executableTarget(name: "fuzz-inflate", dependencies: ["ImageFuzzChecks"], path: "Sources/Fuzz/fuzz-inflate"),
         .executableTarget(name: "fuzz-request", dependencies: ["Gallery", "ImagePipeline"], path: "Sources/Fuzz/fuzz-request"),
+        .executableTarget(name: "fuzz-answer", dependencies: ["ImagePipeline"], path: "Sources/Fuzz/fuzz-answer"),
         .testTarget(name: "ImageCodecTests", dependencies: ["ImageCodec", "ImageFuzzChecks"]),
         .testTarget(name: "ImagePipelineTests", dependencies: ["ImagePipeline", "ImageCodec", "CTLS"]),
         .testTarget(name: "GalleryTests", dependencies: ["Gallery", "ImagePipeline", "ImageCodec", "FastCGI"]),

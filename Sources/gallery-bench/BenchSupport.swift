@@ -3,14 +3,16 @@ import Foundation
 import Glibc
 #endif
 
-/// One measured command: median wall time over the runs, mean user and system CPU time (from
-/// `wait4`'s rusage of each run) and the largest peak RSS seen.
+/// One measured command: median wall time over the runs, mean user and system CPU, and the
+/// largest peak RSS seen.
 struct Measurement {
     var medianSeconds: Double
     var peakRSSKiB: Int
     var runs: Int
-    var meanUserSeconds: Double = 0
-    var meanSystemSeconds: Double = 0
+    /// Mean user CPU seconds of a run (the child's own, from wait4).
+    var userSeconds: Double = 0
+    /// Mean system CPU seconds of a run: on this kind of VM mostly page faults.
+    var systemSeconds: Double = 0
 }
 
 /// What every benchmark section gets: where the photographs are, how many runs, where the
@@ -34,7 +36,7 @@ struct BenchContext: Sendable {
 }
 
 /// Runs `argv` (argv[0] resolved on PATH) `runs` times, stdout to `stdoutPath` (or /dev/null),
-/// and returns the median wall time and mean CPU times, plus the peak RSS of one extra run under /usr/bin/time
+/// and returns the median wall time, plus the peak RSS of one extra run under /usr/bin/time
 /// when `peakRSS` is set (0 otherwise). Returns nil when the command cannot be started or
 /// exits non-zero.
 func measureProcess(_ argv: [String], runs: Int, stdoutPath: String = "/dev/null", peakRSS: Bool = false) -> Measurement? {
@@ -50,7 +52,7 @@ func measureProcess(_ argv: [String], runs: Int, stdoutPath: String = "/dev/null
     let peak = peakRSS ? (peakRSSKiB(argv, stdoutPath: stdoutPath) ?? 0) : 0
     let n = Double(times.count)
     return Measurement(medianSeconds: times[times.count / 2], peakRSSKiB: peak, runs: times.count,
-                       meanUserSeconds: user / n, meanSystemSeconds: system / n)
+                       userSeconds: user / n, systemSeconds: system / n)
 }
 
 /// Peak RSS of one run of `argv`, read by /usr/bin/time. wait4's own figure is no use here:
@@ -79,8 +81,8 @@ func spawnQuietly(_ argv: [String], stdoutPath: String = "/dev/null") -> pid_t? 
     return pid
 }
 
-/// One run: wall time, and the child's own user and system CPU from `wait4` (unlike its
-/// ru_maxrss, these are not inherited across posix_spawn).
+/// Wall time and the child's own user and system CPU (wait4's rusage: its times are the
+/// child's, unlike its ru_maxrss, see `peakRSSKiB`).
 private func runOnce(_ argv: [String], stdoutPath: String) -> (wall: Double, user: Double, system: Double)? {
     let start = DispatchTime.now().uptimeNanoseconds
     guard let pid = spawnQuietly(argv, stdoutPath: stdoutPath) else { return nil }
@@ -89,8 +91,8 @@ private func runOnce(_ argv: [String], stdoutPath: String) -> (wall: Double, use
     guard wait4(pid, &status, 0, &usage) == pid else { return nil }
     let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else { return nil }
-    func secs(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
-    return (seconds, secs(usage.ru_utime), secs(usage.ru_stime))
+    func value(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return (seconds, value(usage.ru_utime), value(usage.ru_stime))
 }
 
 /// A plain-text table: a header row, then rows, columns padded to the widest cell.

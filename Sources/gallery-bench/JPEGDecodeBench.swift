@@ -40,9 +40,9 @@ enum JPEGDecodeBench {
                 switch (oursRun, refRun) {
                 case let (o?, r?):
                     ratios[m, default: []].append(o.medianSeconds / r.medianSeconds)
-                    userRatios[m, default: []].append(o.meanUserSeconds / max(r.meanUserSeconds, 1e-6))
+                    userRatios[m, default: []].append(o.userSeconds / max(r.userSeconds, 1e-6))
                     row += [ms(o.medianSeconds), ms(r.medianSeconds), ratio(o.medianSeconds, r.medianSeconds),
-                            ms(o.meanUserSeconds), ms(r.meanUserSeconds), ratio(o.meanUserSeconds, max(r.meanUserSeconds, 1e-6)),
+                            ms(o.userSeconds), ms(r.userSeconds), ratio(o.userSeconds, max(r.userSeconds, 1e-6)),
                             String(format: "%.0f", megapixels / o.medianSeconds), String(format: "%.0f", megapixels / r.medianSeconds),
                             mib(o.peakRSSKiB), mib(r.peakRSSKiB), mib(max(0, o.peakRSSKiB - empty.peakRSSKiB)),
                             identical(ours, reference) ? "yes" : "NO"]

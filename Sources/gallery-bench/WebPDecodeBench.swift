@@ -5,7 +5,9 @@ import ImageCodec
 /// (its default fancy upsampling, which ours reproduces), one run each. The WebP files are made
 /// in the scratch folder from the photo folder's JPEGs and PNGs with `cwebp -q 80` (lossy) and
 /// `cwebp -lossless -z 6` (lossless), plus any `.webp` already there. Reports median wall time, the
-/// ratio ours/dwebp, megapixels per second, and whether the outputs are byte-identical.
+/// ratio ours/dwebp of wall time and of mean user CPU and of user + system CPU (system time is
+/// mostly page faults: what each holds), megapixels per second, and whether the outputs are
+/// byte-identical.
 enum WebPDecodeBench {
     static func run(_ context: BenchContext) {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/cwebp") || context.photos([".webp"]).count > 0 else {
@@ -22,8 +24,8 @@ enum WebPDecodeBench {
             }
         }
         var table = Table(title: "WebP decode, whole process, median of \(context.runs) runs (ours = gallery decode, ref = dwebp)",
-                          columns: ["file", "kind", "MP", "ours ms", "dwebp ms", "ours/dwebp", "ours MP/s", "dwebp MP/s", "identical"])
-        var ratios: [String: [Double]] = [:]
+                          columns: ["file", "kind", "MP", "ours ms", "dwebp ms", "ours/dwebp", "user", "user+sys", "ours MP/s", "dwebp MP/s", "identical"])
+        var ratios: [String: [(wall: Double, user: Double, cpu: Double)]] = [:]
         for (file, kind) in files {
             guard let bytes = FileManager.default.contents(atPath: file), let info = try? ImageCodec.probe([UInt8](bytes)) else {
                 table.add([(file as NSString).lastPathComponent, "probe failed"])
@@ -37,8 +39,10 @@ enum WebPDecodeBench {
             var row = [String((file as NSString).lastPathComponent.prefix(40)), kind, String(format: "%.2f", megapixels)]
             if let o = oursRun, let r = refRun {
                 let family = kind.hasPrefix("lossless") ? "lossless" : "lossy"
-                ratios[family, default: []].append(o.medianSeconds / r.medianSeconds)
+                ratios[family, default: []].append((o.medianSeconds / r.medianSeconds, o.userSeconds / r.userSeconds,
+                                                    (o.userSeconds + o.systemSeconds) / (r.userSeconds + r.systemSeconds)))
                 row += [ms(o.medianSeconds), ms(r.medianSeconds), ratio(o.medianSeconds, r.medianSeconds),
+                        ratio(o.userSeconds, r.userSeconds), ratio(o.userSeconds + o.systemSeconds, r.userSeconds + r.systemSeconds),
                         String(format: "%.0f", megapixels / o.medianSeconds), String(format: "%.0f", megapixels / r.medianSeconds),
                         samePixels(ours, reference) ? "yes" : "NO"]
             } else {
@@ -49,8 +53,10 @@ enum WebPDecodeBench {
             try? FileManager.default.removeItem(atPath: reference)
         }
         for (family, r) in ratios.sorted(by: { $0.key < $1.key }) where !r.isEmpty {
-            let geomean = exp(r.map { log($0) }.reduce(0, +) / Double(r.count))
-            table.add(["geometric mean", family, "", "", "", String(format: "%.2fx", geomean)])
+            func geomean(_ values: [Double]) -> String {
+                String(format: "%.2fx", exp(values.map { log($0) }.reduce(0, +) / Double(values.count)))
+            }
+            table.add(["geometric mean", family, "", "", "", geomean(r.map(\.wall)), geomean(r.map(\.user)), geomean(r.map(\.cpu))])
         }
         print(table.render())
     }

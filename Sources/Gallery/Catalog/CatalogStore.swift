@@ -23,6 +23,10 @@ public final class CatalogStore: Sendable {
     /// built from, so that a change lists only the changed folders: a fingerprint and the
     /// subfolders, not the listing (the photos are in the snapshot's rows: `FolderMarks.swift`).
     let folderMarks = Mutex<[String: FolderMark]>([:])
+    /// Whether `folderMarks` holds every folder (a scan or a whole rebuild made them); false
+    /// after a start from the index until the first walk finishes: a folder without a mark is
+    /// then told from the snapshot (`FolderMark(told:)`), so a change is patched in at once.
+    let marksWhole = Atomic<Bool>(false)
     /// The stamp of `gallery.json` when a following process last built from it.
     let followedManifest = Mutex<FileStamp?>(nil)
     /// Folders whose change the removal guard holds back (`applyFolderChanges`).
@@ -82,6 +86,9 @@ public final class CatalogStore: Sendable {
             let built = CatalogStore.now()
             state = Mutex((fromIndex.catalog, fromIndex.catalog.publicView(), fromIndex.fingerprint))
             basis = Mutex((fromIndex.manifest, generation))
+            // The build's garbage (growing tables, per-folder listings, SQLite's pages) would
+            // otherwise stay in RSS as malloc's free memory.
+            MemoryTrim.releaseFreedMemory()
             func ms(_ seconds: Double) -> Int { Int(seconds * 1000) }
             log("catalog: \(fromIndex.catalog.albums.count) albums, \(fromIndex.catalog.items.count) items from the index in "
                 + "\(ms(CatalogStore.now() - start)) ms (read and built \(ms(built - start)), public view \(ms(CatalogStore.now() - built))); "
@@ -97,6 +104,7 @@ public final class CatalogStore: Sendable {
             state = Mutex((first.catalog, first.catalog.publicView(), first.fingerprint))
             basis = Mutex((first.manifest, generation))
             folderMarks.withLock { $0 = kept }
+            marksWhole.store(true, ordering: .relaxed)
             // The polling watcher's baseline (the inotify one needs none; tests call
             // refreshIfFoldersChanged without starting a watcher).
             lastCheck.withLock { $0 = (scanner.directoryFingerprint(), start) }
@@ -134,17 +142,30 @@ public final class CatalogStore: Sendable {
     /// even when no file changed (the index learned dates that reorder albums).
     @discardableResult
     public func refresh(force: Bool = false) -> Bool {
+        scan(force: force, giveWay: nil) ?? false
+    }
+
+    /// `refresh`, giving up (nil, nothing replaced) as soon as `giveWay` says so between two
+    /// folders: the folders not listed yet count as empty, so the build ends at once.
+    func scan(force: Bool, giveWay: (@Sendable () -> Bool)?) -> Bool? {
         var kept: [String: FolderMark] = [:]
+        var gaveWay = false
         let current = catalog
         let result = scanner.build(expected: current.items.count + current.albums.count) { relativePath, absolute, state in
+            if gaveWay || giveWay?() == true {
+                gaveWay = true
+                return CatalogScanner.FolderEntries()
+            }
             let entries = scanner.listFolder(relativePath: relativePath, absolute: absolute, realRoot: state.realRoot)
             foldersListed.add(1, ordering: .relaxed)
             if !entries.unreadable { kept[relativePath] = FolderMark(entries) }
             return entries
         }
+        if gaveWay { return nil }
         if held(next: result.catalog, unreadable: result.unreadableFolders) { return false }
         heldFolders.withLock { $0 = [] }
         folderMarks.withLock { $0 = kept }
+        marksWhole.store(true, ordering: .relaxed)
         basis.withLock { $0.manifest = result.manifest }
         let changed = state.withLock { current -> Bool in
             guard force || current.fingerprint != result.fingerprint else { return false }
@@ -249,7 +270,8 @@ public final class CatalogStore: Sendable {
         while isFollower {
             Thread.sleep(forTimeInterval: followInterval)
             let ran = gate.run {
-                followIndex()
+                // The patch copied the row table; the replaced one is gone once this returns.
+                if followIndex() { MemoryTrim.releaseFreedMemory() }
                 if CatalogStore.now() - lastTry >= takeOverInterval {
                     lastTry = CatalogStore.now()
                     tryTakeOver()
@@ -269,8 +291,10 @@ public final class CatalogStore: Sendable {
         let watcher = DirectoryWatcher()
         let root = ImageFiles.realPath(scanner.root) ?? scanner.root
         var watching = watcher.map { $0.watch(folders(), root: root) != nil } ?? false
+        // Walks given up for a change since the last finished one (`fullWalk`).
+        var walksGivenUp = 0
         let started = gate.run {
-            refreshAndIndex(force: true)
+            if !fullWalk(giveWay: watching ? watcher?.noticesWaiting : nil) { walksGivenUp = 1 }
             // Notices that came during the pass stay pending: the loop applies them next.
             if let watcher, watching { watching = watcher.watch(folders(), root: root) != nil }
         }
@@ -283,15 +307,30 @@ public final class CatalogStore: Sendable {
                 // Wake every few seconds to write placeholders, even when nothing changes.
                 _ = watcher.waitForChange(timeout: 5)
                 let ran = gate.run {
-                    let due = CatalogStore.now() - lastFull >= fullScanIntervalWatched
-                    switch watcher.takeChanges() {
-                    case _ where due, .everything:
-                        refreshAndIndex(force: due)
-                        if due { lastFull = CatalogStore.now() }
-                    case .folders(let changed) where !changed.isEmpty:
-                        applyFolderChanges(changed)
-                    case .folders:
-                        index?.flushPlaceholders()
+                    let before = versioned.fingerprint
+                    defer { if versioned.fingerprint != before { MemoryTrim.releaseFreedMemory() } }
+                    let due = walksGivenUp > 0 || CatalogStore.now() - lastFull >= fullScanIntervalWatched
+                    let changes = watcher.takeChanges()
+                    // A due walk gives way to changes, a few times in a row; then it runs
+                    // through and covers them (a sync client writing all day must not starve it).
+                    if due && (changes.isEmpty || walksGivenUp >= Self.walkGiveWayLimit) {
+                        let yielding = walksGivenUp < Self.walkGiveWayLimit ? watcher.noticesWaiting : nil
+                        if fullWalk(giveWay: yielding) {
+                            walksGivenUp = 0
+                            lastFull = CatalogStore.now()
+                        } else {
+                            walksGivenUp += 1
+                        }
+                    } else {
+                        if due { walksGivenUp += 1 }
+                        switch changes {
+                        case .everything:
+                            refreshAndIndex()
+                        case .folders(let changed) where !changed.isEmpty:
+                            applyFolderChanges(changed)
+                        case .folders:
+                            index?.flushPlaceholders()
+                        }
                     }
                     // Folders new since the last step are watched now; what was written in
                     // them before their watch began is found by listing them once more.
@@ -316,6 +355,27 @@ public final class CatalogStore: Sendable {
             }
         }
     }
+
+    /// The safety-net walk (at start and every 10 minutes): a scan and indexing pass forced
+    /// through, on a thread at the lowest priority. The index is the truth, so this walk is a
+    /// check; at start it used to take a core from the first page views. A change inotify
+    /// names is handled at normal priority (`applyFolderChanges`), after the walk.
+    /// A walk stops as soon as inotify has notices (between two folders): the change is
+    /// applied first and the walk starts again after it. False when it stopped so.
+    private func fullWalk(giveWay: (@Sendable () -> Bool)?) -> Bool {
+        let finished = Atomic<Bool>(false)
+        BackgroundLanes.runAtIdle(name: "library-walk") { [self] in
+            guard scan(force: true, giveWay: giveWay) != nil else { return }
+            finished.store(true, ordering: .relaxed)
+            index?.flushPlaceholders()
+            indexPass(folders: nil)
+            if index?.coverFolderListings() == true { log("index: folder listings are read from their own index now") }
+        }
+        return finished.load(ordering: .relaxed)
+    }
+
+    /// How many walks in a row give way to changes before one runs through.
+    static let walkGiveWayLimit = 3
 
     /// Relative paths of the root ("") and every album folder of the current catalog.
     private func folders() -> [String] {

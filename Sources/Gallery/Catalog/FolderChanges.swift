@@ -23,15 +23,17 @@ extension CatalogStore {
         let manifest = basis.withLock { $0.manifest }
         var fresh: [String: CatalogScanner.FolderEntries] = [:]
         var whole = changed.contains("")
+        var told = Set<String>()
         for folder in changed.sorted() {
             let entries = scanner.listFolder(relativePath: folder, absolute: realRoot + "/" + folder, realRoot: realRoot)
             foldersListed.add(1, ordering: .relaxed)
-            guard let before = marks[folder] else {
+            guard let before = mark(of: folder, marks: marks, in: current, realRoot: realRoot) else {
                 whole = true
                 fresh[folder] = entries
                 continue
             }
-            guard entries.fingerprint != before.fingerprint || entries.unreadable else { continue }
+            if marks[folder] == nil { told.insert(folder) }
+            guard told.contains(folder) || entries.fingerprint != before.fingerprint || entries.unreadable else { continue }
             fresh[folder] = entries
             if entries.unreadable || !entries.symlinkTargets.isEmpty || before.hasSymlinks
                 || !Self.sameFolders(entries.subfolders, before.subfolders) {
@@ -55,8 +57,9 @@ extension CatalogStore {
             next = patched
             nextFingerprint = fingerprint
             for (folder, entries) in fresh {
-                nextFingerprint = nextFingerprint &- CatalogScanner.folderFingerprint(folder, marks[folder]!.fingerprint)
-                    &+ CatalogScanner.folderFingerprint(folder, entries.fingerprint)
+                // A told mark has no fingerprint of its own: the folder's term is added.
+                let was = marks[folder].map { CatalogScanner.folderFingerprint(folder, $0.fingerprint) } ?? 0
+                nextFingerprint = nextFingerprint &- was &+ CatalogScanner.folderFingerprint(folder, entries.fingerprint)
                 listed[folder] = FolderMark(entries)
             }
         } else {
@@ -80,6 +83,7 @@ extension CatalogStore {
             next = result.catalog
             nextFingerprint = result.fingerprint
             unreadable = result.unreadableFolders
+            marksWhole.store(true, ordering: .relaxed)
             basis.withLock { $0.manifest = result.manifest }
             // Albums that came or went are the indexer's business too.
             let before = Set(current.albums.values.map(\.relativePath)), after = Set(next.albums.values.map(\.relativePath))
@@ -98,6 +102,15 @@ extension CatalogStore {
         return indexPass(folders: touched)
     }
 
+    /// The mark of `folder`: the one its last listing left, else, while the marks are not
+    /// whole (a start from the index, before the first walk finished), one told from the
+    /// snapshot's album there (`FolderMark(told:)`); nil when neither.
+    func mark(of folder: String, marks: [String: FolderMark], in catalog: Catalog, realRoot: String) -> FolderMark? {
+        if let mark = marks[folder] { return mark }
+        guard !marksWhole.load(ordering: .relaxed) else { return nil }
+        return FolderMark(told: folder, in: catalog, realRoot: realRoot)
+    }
+
     /// Whether two listings have the same subfolders (names and real paths).
     private static func sameFolders(_ a: [(name: String, real: String)], _ b: [(name: String, real: String)]) -> Bool {
         a.count == b.count && Set(a.map { $0.name + "\u{0}" + $0.real }) == Set(b.map { $0.name + "\u{0}" + $0.real })
@@ -111,9 +124,10 @@ extension CatalogStore {
         let manifest = basis.withLock { $0.manifest }
         let marks = folderMarks.withLock { $0 }
         let current = catalog
+        let realRoot = ImageFiles.realPath(scanner.root) ?? scanner.root
         let redo = folders.sorted().compactMap { folder -> (String, CatalogScanner.FolderEntries)? in
             let dated = scanner.datesTaken != nil && scanner.order(of: folder, manifest: manifest) == .date
-            guard dated || scanner.contentIdentifiers != nil, let mark = marks[folder],
+            guard dated || scanner.contentIdentifiers != nil, let mark = mark(of: folder, marks: marks, in: current, realRoot: realRoot),
                   let entries = scanner.entries(of: folder, mark: mark, in: current) else { return nil }
             let movies = scanner.contentIdentifiers != nil && entries.images.contains { ImageFiles.isMovie(name: $0.name) }
             return dated || movies ? (folder, entries) : nil

@@ -24,6 +24,24 @@ struct FolderMark: Sendable {
         real = entries.real
         hasSymlinks = !entries.symlinkTargets.isEmpty
     }
+
+    /// The mark of a folder no listing left one for, told from the album at `relativePath`
+    /// in `catalog` (built from the index): its subfolders are the child albums, at their
+    /// places below `realRoot`; no fingerprint (fingerprint 0: the caller treats the folder as
+    /// changed). A subfolder that is no album (empty of photos) or is a symlink makes the
+    /// listing differ from it, and the caller then builds the catalog whole, as without a mark.
+    /// nil when `catalog` has no album there.
+    init?(told relativePath: String, in catalog: Catalog, realRoot: String) {
+        guard let albumID = catalog.albumID(at: relativePath), let album = catalog.albums[albumID] else { return nil }
+        fingerprint = 0
+        real = relativePath.isEmpty ? realRoot : realRoot + "/" + relativePath
+        subfolders = album.albumIDs.compactMap { id in
+            guard let child = catalog.albums[id] else { return nil }
+            let name = child.relativePath.split(separator: "/").last.map(String.init) ?? child.relativePath
+            return (name, realRoot + "/" + child.relativePath)
+        }
+        hasSymlinks = false
+    }
 }
 
 extension CatalogScanner {

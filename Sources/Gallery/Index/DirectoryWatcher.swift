@@ -83,6 +83,17 @@ final class DirectoryWatcher {
     /// Folders being watched.
     var count: Int { watchByPath.count }
 
+    /// Whether notices are waiting, unread or read and not taken yet, asked from another
+    /// thread while the watcher's own waits for it (the store's walk, to give way to a
+    /// change): the kernel's queue is polled, the descriptor is not read.
+    var noticesWaiting: @Sendable () -> Bool {
+        let fd = self.fd, quiet = pending.isEmpty
+        return {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            return !quiet || poll(&poller, 1, 0) > 0
+        }
+    }
+
     /// Waits up to `timeout` seconds for a change; true when one came (see `ChangeSettler`).
     func waitForChange(timeout: Double, settler: ChangeSettler = ChangeSettler()) -> Bool {
         settler.waitForChange(timeout: timeout, wait: { self.wait($0) })

@@ -24,7 +24,7 @@ extension LibraryIndex {
             failure TEXT,
             \((shotColumns + schema3Columns).joined(separator: ",\n    "))
         ) WITHOUT ROWID;
-        CREATE INDEX photos_by_album ON photos(album, name);
+        \(folderListingIndex);
         CREATE TABLE albums(
             path TEXT PRIMARY KEY NOT NULL,
             photos INTEGER NOT NULL,

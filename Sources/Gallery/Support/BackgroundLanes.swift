@@ -37,6 +37,49 @@ enum BackgroundLanes {
         group.wait()
     }
 
+    /// How the library's safety-net walk gives way to page views (`runAtIdle`).
+    enum IdlePolicy: Sendable {
+        /// Nice 19, the lowest nice value: about 1.5 % of a core against one thread at nice 0.
+        case lowestNice
+        /// `SCHED_IDLE`: runs only when no normal thread wants the core (Linux).
+        case schedIdle
+    }
+
+    /// The policy the store's full walks run at (measured in docs/library-index.md).
+    static let walkPolicy = IdlePolicy.lowestNice
+
+    /// Linux's `SCHED_IDLE` (Swift's Glibc module leaves it out: it is behind `_GNU_SOURCE`).
+    static let schedIdle: Int32 = 5
+
+    /// Runs `body` on a thread of its own at `policy` and returns when it has returned. The
+    /// walk cannot go back to normal priority by itself (raising the nice value or leaving
+    /// `SCHED_IDLE` needs privilege), hence a thread per walk, not a lowered watcher thread.
+    static func runAtIdle(name: String, policy: IdlePolicy = walkPolicy, _ body: @escaping @Sendable () -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            _ = lowerCallingThread(policy)
+            body()
+            done.signal()
+        }
+        thread.name = name
+        thread.start()
+        done.wait()
+    }
+
+    /// Lowers the calling thread (only it: on Linux both the nice value and the scheduling
+    /// policy are per thread, and threads it starts inherit them); false when refused.
+    @discardableResult
+    static func lowerCallingThread(_ policy: IdlePolicy) -> Bool {
+        switch policy {
+        case .lowestNice:
+            return setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19) == 0
+        case .schedIdle:
+            var parameters = sched_param()
+            parameters.sched_priority = 0
+            return sched_setscheduler(0, schedIdle, &parameters) == 0
+        }
+    }
+
     /// The calling thread's nice value (`getpriority` can return -1 as a value; errno tells).
     static func currentNice() -> Int32 {
         errno = 0

@@ -91,34 +91,12 @@ public final class HTTPConnection {
     }
 
     private func connect() throws(HTTPClientError) -> PlainSocket {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        guard getaddrinfo(name, String(port), &hints, &list) == 0, let first = list else {
-            throw HTTPClientError(description: "cannot resolve \(host)")
+        do {
+            let fd = try TCPConnector.connectBlocking(host: host, port: port, timeoutSeconds: timeoutSeconds)
+            return PlainSocket(fd: fd, timeoutSeconds: timeoutSeconds)
+        } catch {
+            throw HTTPClientError(description: error.description)
         }
-        defer { freeaddrinfo(list) }
-        var lastError: Int32 = 0
-        var entry: UnsafeMutablePointer<addrinfo>? = first
-        while let a = entry {
-            let s = socket(a.pointee.ai_family, a.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), a.pointee.ai_protocol)
-            if s >= 0 {
-                var tv = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-                setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-                setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-                var one: Int32 = 1
-                setsockopt(s, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-                if Glibc.connect(s, a.pointee.ai_addr, a.pointee.ai_addrlen) == 0 {
-                    return PlainSocket(fd: s, timeoutSeconds: timeoutSeconds)
-                }
-                lastError = errno
-                Glibc.close(s)
-            }
-            entry = a.pointee.ai_next
-        }
-        throw HTTPClientError(description: "cannot connect to \(host):\(port): \(String(cString: strerror(lastError)))")
     }
 
     private func send(_ bytes: [UInt8], on fd: Int32) throws(HTTPClientError) {

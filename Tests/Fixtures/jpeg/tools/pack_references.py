@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Copies the JPEG conformance fixtures from /work/shared/fixtures/jpeg into this folder.
+"""Copies the JPEG conformance fixtures from a fixture folder (the one holding the JPEG matrix
+and libjpeg-turbo test images with their manifest.json) into this folder.
 
 References (djpeg 2.1.5 PNM decodes) are stored compact: identical files once, pixel rows
 Sub-filtered (each sample minus the same channel of the pixel to its left, mod 256) and zlib
@@ -7,7 +8,7 @@ compressed, as `<name>.z` = 4-byte big-endian raw size + zlib stream of
 "<PNM header><filtered samples>". References above 1 MB keep only their zlib CRC-32
 (the test then requires a bit-exact decode). `reference/index.json` maps every manifest
 reference path to {"file": ..., "crc32": ..., "size": ...}.
-Run: /usr/bin/python3 tools/pack_references.py /work/shared/fixtures/jpeg
+Run: /usr/bin/python3 tools/pack_references.py FIXTURE_DIR
 """
 import hashlib, json, os, shutil, struct, sys, zlib
 
