@@ -39,7 +39,9 @@ public struct DecodeLimits: Sendable, Equatable {
     /// (620 and 730 MB) or a PNG (at most 400 MB), and in any form at 4/8 (worst, four-component
     /// 4:4:4 progressive: 740 MB), the scale the pipeline uses for its largest render of it.
     /// Refused at full size: 4:4:4 multi-scan JPEGs above about 85 MP (70 MP with four
-    /// components). A 200 MP image decodes at 4/8 as a sequential JPEG, a PNG or a HEIF grid,
+    /// components); streamed by `ImageCodec.decodeRows`, which counts a group of rows of about
+    /// 128 KB instead of the bitmap, above about 126 MP (95 MP with four components).
+    /// A 200 MP image decodes at 4/8 as a sequential JPEG, a PNG or a HEIF grid,
     /// and at 1/8 (thumbnails) in any form. A server's worst case is this times the decodes
     /// it runs at once.
     public var maxMemoryBytes: Int

@@ -3,7 +3,8 @@ import ImageCodec
 
 /// JPEG decode, whole process: `gallery decode IN OUT.ppm --scale M/8` beside
 /// `djpeg -dct int [-scale M/8] -outfile OUT IN`, at 8/8 and 1/8, for every JPEG in the photo
-/// folder. Reports median wall time, the ratio ours/djpeg, source megapixels per second, peak
+/// folder. Reports median wall time, the ratio ours/djpeg, mean user CPU time of both and its
+/// ratio (steadier than wall time on a shared machine), source megapixels per second, peak
 /// RSS of both, our RSS above an empty run of the same binary (`gallery help`), and whether the
 /// two outputs are byte-identical (they should be: we match djpeg's IDCT, upsampling and colour).
 enum JPEGDecodeBench {
@@ -18,9 +19,10 @@ enum JPEGDecodeBench {
             return
         }
         var table = Table(title: "JPEG decode, whole process, median of \(context.runs) (ours = gallery decode, ref = djpeg -dct int; empty run \(mib(empty.peakRSSKiB)) MiB)",
-                          columns: ["file", "kind", "MP", "scale", "ours ms", "djpeg ms", "ours/djpeg", "ours MP/s", "djpeg MP/s",
+                          columns: ["file", "kind", "MP", "scale", "ours ms", "djpeg ms", "ours/djpeg",
+                                    "ours user ms", "djpeg user ms", "user ours/djpeg", "ours MP/s", "djpeg MP/s",
                                     "ours RSS MiB", "djpeg RSS MiB", "ours extra MiB", "identical"])
-        var ratios: [Int: [Double]] = [:]
+        var ratios: [Int: [Double]] = [:], userRatios: [Int: [Double]] = [:]
         for file in files {
             let name = (file as NSString).lastPathComponent
             guard let info = probe(file) else {
@@ -38,7 +40,9 @@ enum JPEGDecodeBench {
                 switch (oursRun, refRun) {
                 case let (o?, r?):
                     ratios[m, default: []].append(o.medianSeconds / r.medianSeconds)
+                    userRatios[m, default: []].append(o.userSeconds / max(r.userSeconds, 1e-6))
                     row += [ms(o.medianSeconds), ms(r.medianSeconds), ratio(o.medianSeconds, r.medianSeconds),
+                            ms(o.userSeconds), ms(r.userSeconds), ratio(o.userSeconds, max(r.userSeconds, 1e-6)),
                             String(format: "%.0f", megapixels / o.medianSeconds), String(format: "%.0f", megapixels / r.medianSeconds),
                             mib(o.peakRSSKiB), mib(r.peakRSSKiB), mib(max(0, o.peakRSSKiB - empty.peakRSSKiB)),
                             identical(ours, reference) ? "yes" : "NO"]
@@ -52,10 +56,10 @@ enum JPEGDecodeBench {
                 try? FileManager.default.removeItem(atPath: reference)
             }
         }
+        func geomean(_ r: [Double]) -> String { String(format: "%.2fx", exp(r.map { log($0) }.reduce(0, +) / Double(r.count))) }
         for m in [8, 1] {
-            guard let r = ratios[m], !r.isEmpty else { continue }
-            let geomean = exp(r.map { log($0) }.reduce(0, +) / Double(r.count))
-            table.add(["geometric mean", "", "", "\(m)/8", "", "", String(format: "%.2fx", geomean)])
+            guard let r = ratios[m], !r.isEmpty, let u = userRatios[m] else { continue }
+            table.add(["geometric mean", "", "", "\(m)/8", "", "", geomean(r), "", "", geomean(u)])
         }
         print(table.render())
     }

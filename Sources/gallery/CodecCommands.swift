@@ -16,6 +16,9 @@ enum CodecCommands {
     /// (gray), `.pam` (the bitmap's own channels) or `.png` (the bitmap's own channels). HEIF
     /// files come out with their transforms applied and colours as decoded (no ICC applied). `--scale` accepts M/8 for M in 1, 2, 4, 8
     /// (or an equal fraction such as 1/2); default 8/8. `--orient` applies the EXIF orientation.
+    /// Without `--orient`, PPM, PGM and PAM are written band by band as the decoder hands rows
+    /// over (`NetpbmRowWriter`): a JPEG never exists as a whole bitmap here, as djpeg's never
+    /// does. PNG output and `--orient` decode the whole bitmap first.
     static func decode(_ args: [String]) -> Int32 {
         var positional: [String] = []
         var scale = DecodeScale.full
@@ -49,6 +52,18 @@ enum CodecCommands {
         do {
             // Positioned reads: a movie's poster reads its `moov` and one sample, not the file.
             let source = try ImagePipeline.openFile(input)
+            if !orient && kind != .png {
+                // Rows written as they are decoded: no whole bitmap for a JPEG.
+                let writer = NetpbmRowWriter(kind: kind, path: output)
+                do {
+                    _ = try ImageCodec.decodeRows(source: source, scale: scale, into: writer)
+                } catch {
+                    try? writer.finish(ok: false)
+                    throw error
+                }
+                try writer.finish(ok: true)
+                return 0
+            }
             let decoded = try ImageCodec.decode(source: source, scale: scale)
             let bitmap = orient ? decoded.info.orientation.apply(to: decoded.bitmap) : decoded.bitmap
             try writeNetpbm(bitmap, kind: kind, to: output)
@@ -109,30 +124,15 @@ enum CodecCommands {
     /// Writes a binary PPM (P6, RGB), PGM (P5, gray), PAM (P7, the bitmap's own layout) or a
     /// PNG (the bitmap's own layout).
     /// The pixels are written straight from the bitmap's storage, without an extra copy.
+    /// (`decode` writes the Netpbm kinds through `NetpbmRowWriter` unless it orients.)
     static func writeNetpbm(_ source: Bitmap, kind: OutputKind, to path: String) throws {
         let bitmap: Bitmap
-        let header: String
         switch kind {
-        case .png:
-            bitmap = source
-            header = ""
-        case .ppm:
-            bitmap = source.converted(to: .rgb)
-            header = "P6\n\(bitmap.width) \(bitmap.height)\n255\n"
-        case .pgm:
-            bitmap = source.converted(to: .gray)
-            header = "P5\n\(bitmap.width) \(bitmap.height)\n255\n"
-        case .pam:
-            bitmap = source
-            let tuple: String
-            switch bitmap.layout {
-            case .gray: tuple = "GRAYSCALE"
-            case .grayAlpha: tuple = "GRAYSCALE_ALPHA"
-            case .rgb: tuple = "RGB"
-            case .rgba: tuple = "RGB_ALPHA"
-            }
-            header = "P7\nWIDTH \(bitmap.width)\nHEIGHT \(bitmap.height)\nDEPTH \(bitmap.channels)\nMAXVAL 255\nTUPLTYPE \(tuple)\nENDHDR\n"
+        case .png, .pam: bitmap = source
+        case .ppm: bitmap = source.converted(to: .rgb)
+        case .pgm: bitmap = source.converted(to: .gray)
         }
+        let header = kind == .png ? "" : netpbmHeader(kind, width: bitmap.width, height: bitmap.height, layout: bitmap.layout)
         let png = kind == .png ? try PNGEncoder.encode(bitmap) : nil
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw CLIError("cannot create \(path): \(String(cString: strerror(errno)))") }
@@ -151,7 +151,25 @@ enum CodecCommands {
         }
     }
 
-    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    /// The header of a PPM (P6), PGM (P5) or PAM (P7) of pixels already in `layout` (RGB for
+    /// PPM, gray for PGM).
+    static func netpbmHeader(_ kind: OutputKind, width: Int, height: Int, layout: Bitmap.Layout) -> String {
+        switch kind {
+        case .ppm: return "P6\n\(width) \(height)\n255\n"
+        case .pgm: return "P5\n\(width) \(height)\n255\n"
+        case .pam, .png:
+            let tuple: String
+            switch layout {
+            case .gray: tuple = "GRAYSCALE"
+            case .grayAlpha: tuple = "GRAYSCALE_ALPHA"
+            case .rgb: tuple = "RGB"
+            case .rgba: tuple = "RGB_ALPHA"
+            }
+            return "P7\nWIDTH \(width)\nHEIGHT \(height)\nDEPTH \(layout.channels)\nMAXVAL 255\nTUPLTYPE \(tuple)\nENDHDR\n"
+        }
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         guard var p = bytes.baseAddress else { return true }
         var left = bytes.count
         while left > 0 {

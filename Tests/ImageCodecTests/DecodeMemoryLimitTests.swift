@@ -24,11 +24,34 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Data(bytes).write(to: URL(fileURLWithPath: dir + "/in.jpg"))
-        let m = try HostileRunner.measure(binary, ["decode", dir + "/in.jpg", dir + "/out.pam"])
-        print("memlimit: 10000x10000 4:4:4 progressive, \(components) components: exit \(m.status), peak \(m.peakMB) MB")
-        #expect(m.status == 1, "\(m.stderr)")
-        #expect(m.stderr.contains("limitExceeded"), "\(m.stderr)")
-        #expect(m.peakMB < HostileFileTests.peakBudgetMB, "peak \(m.peakMB) MB")
+        // PNG output decodes the whole bitmap; PAM streams rows (`ImageCodec.decodeRows`), whose
+        // estimate counts a 128 KB group of rows instead of the 300 MB bitmap: 637.5 MB of
+        // coefficients with three components fits the default budget there, 850 MB with four does not.
+        let outputs = components == 4 ? ["out.png", "out.pam"] : ["out.png"]
+        for output in outputs {
+            let m = try HostileRunner.measure(binary, ["decode", dir + "/in.jpg", dir + "/" + output])
+            print("memlimit: 10000x10000 4:4:4 progressive, \(components) components, \(output): exit \(m.status), peak \(m.peakMB) MB")
+            #expect(m.status == 1, "\(m.stderr)")
+            #expect(m.stderr.contains("limitExceeded"), "\(m.stderr)")
+            #expect(m.peakMB < HostileFileTests.peakBudgetMB, "peak \(m.peakMB) MB")
+        }
+    }
+
+    /// Streamed, the same hostile header is refused by its coefficients alone once they pass
+    /// the budget: four components (850 MB), or three under a budget below their 637.5 MB.
+    @Test func hostileProgressiveHeaderStreamedIsRefusedByItsCoefficients() throws {
+        final class Refuse: DecodedRowSink {
+            func begin(width: Int, height: Int, layout: Bitmap.Layout) throws {
+                throw ImageCodecError(.invalidArgument, "begin reached")
+            }
+            func write(_ rows: UnsafeBufferPointer<UInt8>, first: Int, count: Int) throws {}
+        }
+        let four = MemoryLimitFiles.progressiveHeader(width: 10_000, height: 10_000, components: 4)
+        let error = try #require(Self.refusal { try ImageCodec.decodeRows(four, into: Refuse()) })
+        #expect(error.message.contains("coefficients \(4 * 1250 * 1250 * 136)") && error.message.contains("output rows"), "\(error)")
+        let three = MemoryLimitFiles.progressiveHeader(width: 10_000, height: 10_000, components: 3)
+        let budget = DecodeLimits(maxMemoryBytes: 3 * 1250 * 1250 * 136)
+        #expect(Self.refusal { try ImageCodec.decodeRows(three, limits: budget, into: Refuse()) } != nil)
     }
 
     /// The same hostile header at 1/8 needs 10 bytes per block instead of 136: under the

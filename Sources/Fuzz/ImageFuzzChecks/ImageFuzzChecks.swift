@@ -7,7 +7,8 @@ import ImageCodec
 /// header from turning one input into gigabytes. Beyond "no crash": a failure is an
 /// `ImageCodecError`, and a successful decode has as many bytes as its size says, agrees with
 /// the probe on the stored size, and has the size libjpeg would give at that scale
-/// (ceil(size · M / 8)); small results are also turned by their EXIF orientation.
+/// (ceil(size · M / 8)); small results are also turned by their EXIF orientation. A JPEG's
+/// rows streamed by `decodeRows` at 1/8 and 8/8 must be the bitmap's.
 public enum ImageFuzzChecks {
     /// Limits small enough that one input finishes in milliseconds.
     public static let limits = DecodeLimits(maxPixels: 16_000_000, maxDimension: 16_384, maxScans: 256,
@@ -45,8 +46,48 @@ public enum ImageFuzzChecks {
             if bitmap.width * bitmap.height <= 1 << 16 {
                 _ = image.info.orientation.apply(to: bitmap)
             }
+            if ImageFormat.sniff(bytes) == .jpeg, scale == .eighth || scale == .full {
+                problems += streamedRowProblems(bytes, scale: scale, bitmap: bitmap)
+            }
         }
         return problems
+    }
+
+    /// `ImageCodec.decodeRows` of a JPEG that `decode` decoded: the same size, layout and bytes.
+    static func streamedRowProblems(_ bytes: [UInt8], scale: DecodeScale, bitmap: Bitmap) -> [String] {
+        let sink = RowCollector()
+        do {
+            _ = try ImageCodec.decodeRows(bytes, scale: scale, limits: limits, into: sink)
+        } catch {
+            return ["decodeRows threw \(error) where decode succeeded at \(scale)"]
+        }
+        guard sink.width == bitmap.width, sink.height == bitmap.height, sink.layout == bitmap.layout,
+              sink.pixels == bitmap.pixels, sink.nextRow == bitmap.height else {
+            return ["decodeRows differs from decode at \(scale)"]
+        }
+        return []
+    }
+
+    /// Rows handed over by `decodeRows`, put where they belong.
+    final class RowCollector: DecodedRowSink {
+        var width = 0, height = 0, layout = Bitmap.Layout.rgb, nextRow = 0
+        var pixels: [UInt8] = []
+
+        func begin(width: Int, height: Int, layout: Bitmap.Layout) throws {
+            (self.width, self.height, self.layout) = (width, height, layout)
+            pixels = [UInt8](repeating: 0, count: width * height * layout.channels)
+        }
+
+        func write(_ rows: UnsafeBufferPointer<UInt8>, first: Int, count: Int) throws {
+            let start = first * width * layout.channels
+            guard first >= 0, start + rows.count <= pixels.count else {
+                throw ImageCodecError(.invalidArgument, "rows \(first)+\(count) outside the image")
+            }
+            pixels.withUnsafeMutableBufferPointer { p in
+                _ = UnsafeMutableBufferPointer(rebasing: p[start..<(start + rows.count)]).update(fromContentsOf: rows)
+            }
+            nextRow = first + count
+        }
     }
 
     /// Limits for HEIF inputs: a grid's tiles are decoded one by one, so a small memory bound

@@ -207,9 +207,9 @@ enum BaselineScanDecoder {
                     restart.afterMCU(reader, warnings: &warnings)
                 }
             }
-            if band > 0 { renderer.emit(band: band - 1) }
+            if band > 0 { try renderer.emit(band: band - 1) }
         }
-        renderer.emit(band: plan.bands - 1)
+        try renderer.emit(band: plan.bands - 1)
     }
 
     /// One row of MCUs whose blocks are all read for their DC only and transformed 1×1 (every

@@ -24,58 +24,85 @@ enum JPEGDecoder {
     /// `bands: false` keeps a well-formed progressive file in the whole-image store too (tests
     /// compare the two ways).
     static func decode(_ bytes: [UInt8], scale: Int, limits: DecodeLimits, cmyk: ColourTransform? = nil,
-                       bands allowBands: Bool = true) throws -> DecodedImage {
+                       bands allowBands: Bool = true, kernels: KernelDispatch = .selected) throws -> DecodedImage {
         try bytes.withUnsafeBufferPointer { buf in
             guard let base = buf.baseAddress else { throw ImageCodecError(.truncated, "empty JPEG input") }
             var warnings: [String] = []
             var h = try readHeaders(buf, limits: limits, warnings: &warnings)
             let sizing = try Sizing(h, scale: scale, limits: limits)
             try limits.check(sizing.memory)
-            let plan = sizing.plan, layout = sizing.layout, count = sizing.outputBytes
-            if let bands = sizing.bands {
-                if allowBands {
-                    let store = try CoefficientStore(plan: plan, band: true)
-                    var found = warnings
-                    var complete = false
-                    // Every output row is written by the renderer, so the pixels need no zero fill first.
-                    let pixels = try [UInt8](unsafeUninitializedCapacity: count) { px, initialized in
-                        guard let out = px.baseAddress else { return }
-                        let renderer = MCURowRenderer(plan: plan, output: out, cmyk: cmyk)
-                        complete = try ProgressiveBandDecoder.decode(bands, h, plan: plan, store: store, renderer: renderer, warnings: &found)
-                        initialized = count
-                    }
-                    if complete {
-                        h.metadata = bands.metadata
-                        let bitmap = try Bitmap(width: plan.outWidth, height: plan.outHeight, layout: layout, pixels: pixels)
-                        return DecodedImage(bitmap: bitmap, info: info(h), warnings: found)
-                    }
-                }
-                try limits.check(memoryEstimate(h.frame, plan: plan, multiScan: true, bands: false, outputBytes: count))
-            }
-            let store = sizing.multiScan ? try CoefficientStore(plan: plan) : nil
+            let count = sizing.outputBytes
             // Every output row is written by the renderer (grey where data is missing), so
             // the pixels need no zero fill first.
             let pixels = try [UInt8](unsafeUninitializedCapacity: count) { px, initialized in
                 guard let out = px.baseAddress else { return }
-                let renderer = MCURowRenderer(plan: plan, output: out, cmyk: cmyk)
-                var reader = BitReader(base: base, count: buf.count, pos: h.marker.pos)
-                try latchQuantTables(h.firstScan, h, renderer)
-                if let store {
-                    var progression = ProgressionState(components: h.frame.components.count)
-                    try decodeScans(&reader, &h, plan: plan, store: store, renderer: renderer,
-                                    progression: &progression, limits: limits, warnings: &warnings)
-                    let smoother = h.frame.progressive
-                        ? BlockSmoother(progression: progression, plan: plan, store: store, renderer: renderer) : nil
-                    renderer.render(from: store, smoother: smoother)
-                } else {
-                    try BaselineScanDecoder.decodeStreaming(&reader, scan: h.firstScan, frame: h.frame, tables: h.tables,
-                                                            renderer: renderer, warnings: &warnings)
-                    if reader.hitEndOfInput { warnings.append("premature end of JPEG file") }
-                }
+                try render(base, buf.count, &h, sizing, limits: limits, cmyk: cmyk, output: out, sink: nil, kernels: kernels,
+                           bands: allowBands, warnings: &warnings)
                 initialized = count
             }
-            let bitmap = try Bitmap(width: plan.outWidth, height: plan.outHeight, layout: layout, pixels: pixels)
+            let bitmap = try Bitmap(width: sizing.plan.outWidth, height: sizing.plan.outHeight, layout: sizing.layout, pixels: pixels)
             return DecodedImage(bitmap: bitmap, info: info(h), warnings: warnings)
+        }
+    }
+
+    /// `decode` handing the output rows to `sink` from one reused buffer of about 128 KB
+    /// (`ImageCodec.decodeRows`, `MCURowRenderer.handOverRows`): the same pixels, without the
+    /// whole bitmap. The memory limit is checked with that buffer in place of the bitmap,
+    /// before anything is allocated.
+    static func decodeRows(_ bytes: [UInt8], scale: Int, limits: DecodeLimits, cmyk: ColourTransform? = nil,
+                           kernels: KernelDispatch = .selected, into sink: any DecodedRowSink) throws -> DecodedRows {
+        try bytes.withUnsafeBufferPointer { buf in
+            guard let base = buf.baseAddress else { throw ImageCodecError(.truncated, "empty JPEG input") }
+            var warnings: [String] = []
+            var h = try readHeaders(buf, limits: limits, warnings: &warnings)
+            let sizing = try Sizing(h, scale: scale, limits: limits, streaming: true)
+            try limits.check(sizing.memory)
+            let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: sizing.outputBytes)
+            defer { rows.deallocate() }
+            try sink.begin(width: sizing.plan.outWidth, height: sizing.plan.outHeight, layout: sizing.layout)
+            try render(base, buf.count, &h, sizing, limits: limits, cmyk: cmyk, output: rows, sink: sink, kernels: kernels,
+                       bands: true, warnings: &warnings)
+            return DecodedRows(info: info(h), warnings: warnings)
+        }
+    }
+
+    /// Decodes every scan into `output` (the whole bitmap, or rows handed to `sink`):
+    /// band by band for a well-formed progressive file (unless `allowBands` is false, which
+    /// tests use to compare the two ways), else streamed (one sequential scan) or through the
+    /// whole-image coefficient store.
+    private static func render(_ base: UnsafePointer<UInt8>, _ count: Int, _ h: inout Headers, _ sizing: Sizing, limits: DecodeLimits,
+                               cmyk: ColourTransform?, output: UnsafeMutablePointer<UInt8>, sink: (any DecodedRowSink)?,
+                               kernels: KernelDispatch, bands allowBands: Bool, warnings: inout [String]) throws {
+        let plan = sizing.plan
+        if let bands = sizing.bands {
+            if allowBands {
+                let store = try CoefficientStore(plan: plan, band: true)
+                var found = warnings
+                let renderer = MCURowRenderer(plan: plan, output: output, cmyk: cmyk, sink: sink, kernels: kernels)
+                if try ProgressiveBandDecoder.decode(bands, h, plan: plan, store: store, renderer: renderer, warnings: &found) {
+                    h.metadata = bands.metadata
+                    warnings = found
+                    return
+                }
+            }
+            try limits.check(memoryEstimate(h.frame, plan: plan, multiScan: true, bands: false,
+                                            outputBytes: sizing.outputBytes, streaming: sink != nil))
+        }
+        let store = sizing.multiScan ? try CoefficientStore(plan: plan) : nil
+        let renderer = MCURowRenderer(plan: plan, output: output, cmyk: cmyk, sink: sink, kernels: kernels)
+        var reader = BitReader(base: base, count: count, pos: h.marker.pos)
+        try latchQuantTables(h.firstScan, h, renderer)
+        if let store {
+            var progression = ProgressionState(components: h.frame.components.count)
+            try decodeScans(&reader, &h, plan: plan, store: store, renderer: renderer,
+                            progression: &progression, limits: limits, warnings: &warnings)
+            let smoother = h.frame.progressive
+                ? BlockSmoother(progression: progression, plan: plan, store: store, renderer: renderer) : nil
+            try renderer.render(from: store, smoother: smoother)
+        } else {
+            try BaselineScanDecoder.decodeStreaming(&reader, scan: h.firstScan, frame: h.frame, tables: h.tables,
+                                                    renderer: renderer, warnings: &warnings)
+            if reader.hitEndOfInput { warnings.append("premature end of JPEG file") }
         }
     }
 
@@ -94,6 +121,7 @@ enum JPEGDecoder {
     struct Sizing {
         let plan: DecodePlan
         let layout: Bitmap.Layout
+        /// The whole bitmap, or the renderer's hand-over buffer when streaming.
         let outputBytes: Int
         /// Progressive, or sequential with components spread over several scans: decoded into
         /// a coefficient store and rendered after the last scan.
@@ -102,26 +130,30 @@ enum JPEGDecoder {
         let bands: ProgressiveScanLayout?
         let memory: DecodeMemoryEstimate
 
-        init(_ h: Headers, scale: Int, limits: DecodeLimits) throws {
+        init(_ h: Headers, scale: Int, limits: DecodeLimits, streaming: Bool = false) throws {
             let colorSpace = JPEGColorSpace(frame: h.frame, metadata: h.metadata)
             plan = try DecodePlan(frame: h.frame, scale: scale, colorSpace: colorSpace)
             layout = colorSpace == .gray ? .gray : .rgb
-            outputBytes = try Bitmap.byteCount(width: plan.outWidth, height: plan.outHeight, layout: layout)
+            let rows = streaming ? MCURowRenderer.handOverRows(for: plan) : plan.outHeight
+            outputBytes = try Bitmap.byteCount(width: plan.outWidth, height: rows, layout: layout)
             multiScan = h.frame.progressive || h.firstScan.components.count < h.frame.components.count
             bands = ProgressiveScanLayout(h, limits: limits)
-            memory = JPEGDecoder.memoryEstimate(h.frame, plan: plan, multiScan: multiScan, bands: bands != nil, outputBytes: outputBytes)
+            memory = JPEGDecoder.memoryEstimate(h.frame, plan: plan, multiScan: multiScan, bands: bands != nil,
+                                                outputBytes: outputBytes, streaming: streaming)
         }
     }
 
     /// The buffers `decode` allocates at the plan's scale: the coefficient store of a
     /// multi-scan file (the whole image, only the positions the scaled IDCT reads; one iMCU
-    /// row when decoded band by band), the renderer's band rings and rows, and the output bitmap.
-    static func memoryEstimate(_ frame: JPEGFrame, plan: DecodePlan, multiScan: Bool, bands: Bool, outputBytes: Int) -> DecodeMemoryEstimate {
+    /// row when decoded band by band), the renderer's band rings and rows, and the output bitmap
+    /// (the renderer's hand-over rows when `streaming`).
+    static func memoryEstimate(_ frame: JPEGFrame, plan: DecodePlan, multiScan: Bool, bands: Bool, outputBytes: Int,
+                               streaming: Bool = false) -> DecodeMemoryEstimate {
         let kind = frame.progressive ? "progressive" : multiScan ? "multi-scan sequential" : "sequential"
         var estimate = DecodeMemoryEstimate("\(kind) JPEG \(frame.width)x\(frame.height) at \(plan.scale)/8")
         if multiScan { estimate.add(bands ? "coefficients (one band)" : "coefficients", bytes: CoefficientStore.byteCount(for: plan, band: bands)) }
         estimate.add("rows", bytes: MCURowRenderer.bufferBytes(for: plan))
-        estimate.add("output", bytes: outputBytes)
+        estimate.add(streaming ? "output rows" : "output", bytes: outputBytes)
         return estimate
     }
 

@@ -35,9 +35,9 @@ enum ProgressiveBandDecoder {
                 decoders[s].decode(throughBand: band, frame: h.frame, plan: plan, store: store, lastGoodIMCURow: &lastGoodIMCURow)
             }
             renderer.fill(band: band, from: store, smoother: nil)
-            if band > 0 { renderer.emit(band: band - 1) }
+            if band > 0 { try renderer.emit(band: band - 1) }
         }
-        renderer.emit(band: plan.bands - 1)
+        try renderer.emit(band: plan.bands - 1)
         var found: [String] = []
         for ((e, decoder), wasRead) in zip(zip(layout.entries, decoders), needed) {
             // A skipped scan reports nothing about its own data (corrupt codes, restart

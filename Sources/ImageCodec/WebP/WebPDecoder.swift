@@ -43,6 +43,34 @@ enum WebPDecoder {
         }
     }
 
+    /// Rows handed to a sink at once by `decodeRows`: a few hundred KB at most for the widest
+    /// frames, and few enough calls that the sink's cost per call does not show.
+    static let streamedRows = 16
+
+    /// `decode` at full size handing the canvas rows to `sink`, `streamedRows` at a time,
+    /// from one reused band: the frame's YUV planes (or ARGB pixels) are held, the RGB(A)
+    /// bitmap never is. The memory limit is checked with the band in place of the output.
+    static func decodeRows(_ bytes: [UInt8], limits: DecodeLimits, into sink: any DecodedRowSink) throws -> DecodedRows {
+        try bytes.withUnsafeBufferPointer { file in
+            let container = try WebPContainer.read(file)
+            try limits.check(width: container.canvasWidth, height: container.canvasHeight)
+            let sizing = Sizing(container, file, reduction: 1, bandRows: streamedRows)
+            try limits.check(sizing.memory)
+            let frame = try WebPFrameSource(container, file)
+            try sink.begin(width: sizing.outWidth, height: sizing.outHeight, layout: sizing.layout)
+            let channels = sizing.layout.channels, rowBytes = sizing.outWidth * channels
+            let band = UnsafeMutablePointer<UInt8>.allocate(capacity: streamedRows * rowBytes)
+            defer { band.deallocate() }
+            let last = sizing.outHeight - 1
+            try place(frame, container, channels: channels, into: { y in band + (y % streamedRows) * rowBytes }, then: { y, _ in
+                guard y % streamedRows == streamedRows - 1 || y == last else { return }
+                let first = y - y % streamedRows, count = y - first + 1
+                try sink.write(UnsafeBufferPointer(start: band, count: count * rowBytes), first: first, count: count)
+            })
+            return DecodedRows(info: info(container, file, limits: limits))
+        }
+    }
+
     static func checkReduction(_ reduction: Int) throws {
         guard [1, 2, 4, 8].contains(reduction) else {
             throw ImageCodecError(.invalidArgument, "WebP reduction \(reduction) is not 1, 2, 4 or 8")
@@ -86,7 +114,9 @@ enum WebPDecoder {
         let outHeight: Int
         let memory: DecodeMemoryEstimate
 
-        init(_ c: WebPContainer, _ file: UnsafeBufferPointer<UInt8>, reduction: Int) {
+        /// `bandRows`: the output is handed over that many rows at a time (`decodeRows`), so
+        /// only a band of it is held; nil for the whole output.
+        init(_ c: WebPContainer, _ file: UnsafeBufferPointer<UInt8>, reduction: Int, bandRows: Int? = nil) {
             layout = WebPDecoder.hasAlpha(c) ? .rgba : .rgb
             outWidth = (c.canvasWidth + reduction - 1) / reduction
             outHeight = (c.canvasHeight + reduction - 1) / reduction
@@ -107,7 +137,11 @@ enum WebPDecoder {
                 m.add("reduction sums", bytes: PNGBoxReducer.sumBytes(width: c.canvasWidth, height: c.canvasHeight,
                                                                        channels: channels, factor: reduction, scattered: false))
             }
-            m.add("output", outWidth, outHeight, channels)
+            if let bandRows {
+                m.add("band", outWidth, min(bandRows, outHeight), channels)
+            } else {
+                m.add("output", outWidth, outHeight, channels)
+            }
             memory = m
         }
     }
@@ -116,28 +150,42 @@ enum WebPDecoder {
     private static func render(_ frame: WebPFrameSource, _ c: WebPContainer, sizing: Sizing, reduction: Int) throws -> [UInt8] {
         let channels = sizing.layout.channels
         let count = sizing.outWidth * sizing.outHeight * channels
-        let canvasWidth = c.canvasWidth, canvasHeight = c.canvasHeight
-        let covers = c.frameX == 0 && c.frameY == 0 && c.frameWidth == canvasWidth && c.frameHeight == canvasHeight
-        let canvasRow = UnsafeMutablePointer<UInt8>.allocate(capacity: canvasWidth * channels)
-        let frameRow = UnsafeMutablePointer<UInt8>.allocate(capacity: c.frameWidth * channels)
-        defer { canvasRow.deallocate(); frameRow.deallocate() }
-        let reducer = reduction > 1 ? PNGBoxReducer(width: canvasWidth, height: canvasHeight, layout: sizing.layout, factor: reduction) : nil
+        let rowBytes = c.canvasWidth * channels
         return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             let out = buffer.baseAddress!
-            for y in 0..<canvasHeight {
-                let dst = reducer == nil ? out + y * canvasWidth * channels : canvasRow
-                if covers {
-                    frame.row(y, channels: channels, into: dst)
-                } else {
-                    dst.update(repeating: 0, count: canvasWidth * channels)
-                    if y >= c.frameY && y < c.frameY + c.frameHeight {
-                        frame.row(y - c.frameY, channels: channels, into: frameRow)
-                        (dst + c.frameX * channels).update(from: frameRow, count: c.frameWidth * channels)
-                    }
-                }
-                reducer?.add(dst, output: out)
+            if reduction > 1 {
+                let reducer = PNGBoxReducer(width: c.canvasWidth, height: c.canvasHeight, layout: sizing.layout, factor: reduction)
+                let canvasRow = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes)
+                defer { canvasRow.deallocate() }
+                place(frame, c, channels: channels, into: { _ in canvasRow }, then: { _, row in reducer.add(row, output: out) })
+            } else {
+                place(frame, c, channels: channels, into: { y in out + y * rowBytes }, then: { _, _ in })
             }
             initialized = count
+        }
+    }
+
+    /// Writes each canvas row, top to bottom, where `destination(y)` says, then hands it to
+    /// `take`: the frame's row where the frame covers the canvas, transparent black around it.
+    private static func place<E: Error>(_ frame: WebPFrameSource, _ c: WebPContainer, channels: Int,
+                                        into destination: (Int) -> UnsafeMutablePointer<UInt8>,
+                                        then take: (Int, UnsafeMutablePointer<UInt8>) throws(E) -> Void) throws(E) {
+        let canvasWidth = c.canvasWidth
+        let covers = c.frameX == 0 && c.frameY == 0 && c.frameWidth == canvasWidth && c.frameHeight == c.canvasHeight
+        let frameRow = UnsafeMutablePointer<UInt8>.allocate(capacity: covers ? 0 : c.frameWidth * channels)
+        defer { frameRow.deallocate() }
+        for y in 0..<c.canvasHeight {
+            let row = destination(y)
+            if covers {
+                frame.row(y, channels: channels, into: row)
+            } else {
+                row.update(repeating: 0, count: canvasWidth * channels)
+                if y >= c.frameY && y < c.frameY + c.frameHeight {
+                    frame.row(y - c.frameY, channels: channels, into: frameRow)
+                    (row + c.frameX * channels).update(from: frameRow, count: c.frameWidth * channels)
+                }
+            }
+            try take(y, row)
         }
     }
 }
