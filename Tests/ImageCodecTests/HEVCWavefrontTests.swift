@@ -1,5 +1,9 @@
+import Synchronization
 import Testing
 @testable import ImageCodec
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Wavefront rows on two threads (`HEVCWavefront`): the same pictures as the serial decode on
 /// every conformance fixture, the path really taken where the stream allows it, and damaged
@@ -75,6 +79,49 @@ import Testing
                 #expect(outcome(.always) == outcome(.serial), "\(file)")
             }
         }
+    }
+
+    /// The caller's stop test is polled by the second thread as well: a test that turns true
+    /// only there ends the decode with the caller's error (not a serial retry). So that the
+    /// second thread takes a row however late it starts, the calling thread's second poll
+    /// waits (up to 0.2 s) for the second thread to poll: time for it to start and take a row,
+    /// which it then polls for as soon as the row above lets it.
+    @Test func theSecondThreadPollsTheCallersStop() throws {
+        var stoppedThere = 0
+        for file in Self.damageFixtures {
+            let units = HEVCNALSplitter.annexB(try Conformance.bytes(file))
+            let caller = pthread_self()
+            let helperPolled = Atomic(false)
+            let callerPolls = Mutex(0)
+            let stop: () -> Bool = {
+                if pthread_equal(pthread_self(), caller) == 0 {
+                    helperPolled.store(true, ordering: .sequentiallyConsistent)
+                    return true
+                }
+                if callerPolls.withLock({ $0 += 1; return $0 }) == 2 {
+                    var waits = 0
+                    while !helperPolled.load(ordering: .sequentiallyConsistent) && waits < 20 {
+                        var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+                        nanosleep(&pause, nil)
+                        waits += 1
+                    }
+                }
+                return false
+            }
+            var thrown: ImageCodecError?
+            do {
+                _ = try HEVCDecoder.decodeFirstPicture(units, limits: .default, loopFilters: true, stop: stop, wavefront: .always)
+            } catch let error as ImageCodecError {
+                thrown = error
+            }
+            let polled = helperPolled.load(ordering: .sequentiallyConsistent)
+            #expect((thrown != nil) == polled, "\(file): second thread polled \(polled), threw \(String(describing: thrown))")
+            if let thrown {
+                #expect("\(thrown)".contains("stopped by its caller"), "\(file): \(thrown)")
+                stoppedThere += 1
+            }
+        }
+        #expect(stoppedThere > 0, "the second thread never polled the stop test")
     }
 
     /// Entry points count escaped bytes: positions map across the removed 03 bytes.

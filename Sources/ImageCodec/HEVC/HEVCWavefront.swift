@@ -117,14 +117,14 @@ final class HEVCWavefront: @unchecked Sendable {
     /// Decodes the segment `plan` describes with `decoder` and a second decoder on a second
     /// thread. False when that failed or could not start: the caller resets the rows
     /// (`HEVCFrame.resetRows`) and decodes the segment serially. Throws only the error of the
-    /// caller's `stop`, which ends the decode as it would end the serial one.
+    /// caller's `stop` (polled by both threads), which ends the decode as it would end the serial one.
     static func decode(_ plan: Plan, decoder: HEVCSliceDecoder, rbsp: UnsafePointer<UInt8>) throws -> Bool {
         let helper = decoder.wavefrontPartner()
         let run = HEVCWavefront(plan: plan, rbsp: rbsp, helper: helper)
         guard run.start() else { return false }
         run.decodeRows(with: decoder)
         run.join()
-        if let stopError = run.stopError { throw stopError }
+        if let stopError = run.stopError ?? run.helperStopError { throw stopError }
         guard !run.failed else { return false }
         // Leave the calling decoder as the serial decode would: the last wavefront storage and,
         // for a dependent segment to follow, the state at the segment's end.
@@ -153,8 +153,10 @@ final class HEVCWavefront: @unchecked Sendable {
     private let nextRow = Atomic<Int>(0)
     /// Whether the second thread decoded the segment's last row (read after the join).
     private(set) var lastRowByHelper = false
-    /// The error of the caller's `stop` (polled by the calling thread only; read after the join).
+    /// The error of the caller's `stop` as each thread met it (each written by its own thread
+    /// only, read after the join): both threads poll it at the start of each row they take.
     private(set) var stopError: ImageCodecError?
+    private(set) var helperStopError: ImageCodecError?
     private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var thread = pthread_t()
@@ -221,7 +223,7 @@ final class HEVCWavefront: @unchecked Sendable {
             do {
                 try decoder.decodeWavefrontRow(k, of: self)
             } catch let error as HEVCWavefrontStop {
-                stopError = error.error
+                if decoder === helper { helperStopError = error.error } else { stopError = error.error }
                 stop()
                 return
             } catch {
@@ -283,6 +285,9 @@ extension HEVCSliceDecoder {
         partner.cbQpOffset = cbQpOffset
         partner.crQpOffset = crQpOffset
         partner.lastQpY = lastQpY
+        // The caller's stop test is polled on the second thread too (it is made for that: a
+        // grid's tiles share one across their threads), so a stop ends both threads' rows.
+        partner.stop = stop
         return partner
     }
 
