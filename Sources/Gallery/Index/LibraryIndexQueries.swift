@@ -49,21 +49,21 @@ extension LibraryIndex {
 
     /// Dates taken of the photos in one folder, by file name (photos without one left out).
     public func datesTaken(folder: String) -> [String: String] {
-        read { db throws(SQLiteError) -> [String: String] in
-            var out: [String: String] = [:]
-            try db.run("SELECT name, date_taken FROM photos WHERE album = ? AND date_taken IS NOT NULL", [.text(folder)]) { row in
-                if let name = row.text(0), let date = row.text(1) { out[name] = date }
-            }
-            return out
-        } ?? [:]
+        texts(of: "date_taken", folder: folder)
     }
 
     /// Apple content identifiers of the stills and movies in one folder, by file name.
     public func contentIdentifiers(folder: String) -> [String: String] {
+        texts(of: "content_id", folder: folder)
+    }
+
+    /// One text column of the photos in one folder, by file name (rows where it is NULL left
+    /// out). `column` is one of ours, never caller text.
+    private func texts(of column: String, folder: String) -> [String: String] {
         read { db throws(SQLiteError) -> [String: String] in
             var out: [String: String] = [:]
-            try db.run("SELECT name, content_id FROM photos WHERE album = ? AND content_id IS NOT NULL", [.text(folder)]) { row in
-                if let name = row.text(0), let id = row.text(1) { out[name] = id }
+            try db.run("SELECT name, \(column) FROM photos WHERE album = ? AND \(column) IS NOT NULL", [.text(folder)]) { row in
+                if let name = row.text(0), let value = row.text(1) { out[name] = value }
             }
             return out
         } ?? [:]

@@ -32,11 +32,7 @@ enum WebPDecoder {
     static func decode(_ bytes: [UInt8], reduction: Int, limits: DecodeLimits) throws -> DecodedImage {
         try checkReduction(reduction)
         return try bytes.withUnsafeBufferPointer { file in
-            let container = try WebPContainer.read(file)
-            try limits.check(width: container.canvasWidth, height: container.canvasHeight)
-            let sizing = Sizing(container, file, reduction: reduction)
-            try limits.check(sizing.memory)
-            let frame = try WebPFrameSource(container, file)
+            let (container, sizing, frame) = try prepare(file, limits: limits, reduction: reduction, bandRows: nil)
             let pixels = try render(frame, container, sizing: sizing, reduction: reduction)
             let bitmap = try Bitmap(width: sizing.outWidth, height: sizing.outHeight, layout: sizing.layout, pixels: pixels)
             return DecodedImage(bitmap: bitmap, info: info(container, file, limits: limits))
@@ -52,11 +48,7 @@ enum WebPDecoder {
     /// bitmap never is. The memory limit is checked with the band in place of the output.
     static func decodeRows(_ bytes: [UInt8], limits: DecodeLimits, into sink: any DecodedRowSink) throws -> DecodedRows {
         try bytes.withUnsafeBufferPointer { file in
-            let container = try WebPContainer.read(file)
-            try limits.check(width: container.canvasWidth, height: container.canvasHeight)
-            let sizing = Sizing(container, file, reduction: 1, bandRows: streamedRows)
-            try limits.check(sizing.memory)
-            let frame = try WebPFrameSource(container, file)
+            let (container, sizing, frame) = try prepare(file, limits: limits, reduction: 1, bandRows: streamedRows)
             try sink.begin(width: sizing.outWidth, height: sizing.outHeight, layout: sizing.layout)
             let channels = sizing.layout.channels, rowBytes = sizing.outWidth * channels
             let band = UnsafeMutablePointer<UInt8>.allocate(capacity: streamedRows * rowBytes)
@@ -69,6 +61,17 @@ enum WebPDecoder {
             })
             return DecodedRows(info: info(container, file, limits: limits))
         }
+    }
+
+    /// The container, what the decode will hold (checked against `limits` before anything
+    /// is allocated), then the decoded frame: what `decode` and `decodeRows` both start with.
+    private static func prepare(_ file: UnsafeBufferPointer<UInt8>, limits: DecodeLimits, reduction: Int,
+                                bandRows: Int?) throws -> (WebPContainer, Sizing, WebPFrameSource) {
+        let container = try WebPContainer.read(file)
+        try limits.check(width: container.canvasWidth, height: container.canvasHeight)
+        let sizing = Sizing(container, file, reduction: reduction, bandRows: bandRows)
+        try limits.check(sizing.memory)
+        return (container, sizing, try WebPFrameSource(container, file))
     }
 
     static func checkReduction(_ reduction: Int) throws {
