@@ -27,7 +27,8 @@ public final class CatalogStore: Sendable {
     /// after a start from the index until the first walk finishes: a folder without a mark is
     /// then told from the snapshot (`FolderMark(told:)`), so a change is patched in at once.
     let marksWhole = Atomic<Bool>(false)
-    /// The stamp of `gallery.json` when a following process last built from it.
+    /// The stamp of `gallery.json` the snapshot was last built with: a following process
+    /// builds again when it moved, and the writer's walk then scans whole (`checkFolders`).
     let followedManifest = Mutex<FileStamp?>(nil)
     /// Folders whose change the removal guard holds back (`applyFolderChanges`).
     let heldFolders = Mutex<Set<String>>([])
@@ -62,6 +63,10 @@ public final class CatalogStore: Sendable {
     private let acceptFile: String?
     /// Why the last scan was held back (nil: it was applied), for `/metrics` and the log.
     private let suspect = Mutex<String?>(nil)
+    /// Whether the first catalog came from the index (else from a scan of the folder).
+    private let startedFromIndex: Bool
+    /// Whether this process compared its snapshot with the index once (`safetyWalk`).
+    private let reconciled = Atomic<Bool>(false)
 
     /// Takes the catalog from `index` when it has one, else scans once now (so the first
     /// request sees the library). `makeIndexer` makes this process's indexer if it becomes
@@ -83,6 +88,7 @@ public final class CatalogStore: Sendable {
         // Each folder's photos are read from the index when the build reaches it: no listing
         // of the whole library is held beside the catalog being built (`IndexedFolders`).
         if let fromIndex = index?.readFolders({ scanner.build(from: &$0) }) {
+            startedFromIndex = true
             let built = CatalogStore.now()
             state = Mutex((fromIndex.catalog, fromIndex.catalog.publicView(), fromIndex.fingerprint))
             basis = Mutex((fromIndex.manifest, generation))
@@ -94,6 +100,7 @@ public final class CatalogStore: Sendable {
                 + "\(ms(CatalogStore.now() - start)) ms (read and built \(ms(built - start)), public view \(ms(CatalogStore.now() - built))); "
                 + (indexer != nil ? "scanning in the background" : "following the index another process writes"))
         } else {
+            startedFromIndex = false
             var kept: [String: FolderMark] = [:]
             let first = scanner.build { relativePath, absolute, state in
                 let entries = scanner.listFolder(relativePath: relativePath, absolute: absolute, realRoot: state.realRoot)
@@ -151,6 +158,7 @@ public final class CatalogStore: Sendable {
         var kept: [String: FolderMark] = [:]
         var gaveWay = false
         let current = catalog
+        let manifestStamp = manifestFileStamp()
         let result = scanner.build(expected: current.items.count + current.albums.count) { relativePath, absolute, state in
             if gaveWay || giveWay?() == true {
                 gaveWay = true
@@ -167,6 +175,7 @@ public final class CatalogStore: Sendable {
         folderMarks.withLock { $0 = kept }
         marksWhole.store(true, ordering: .relaxed)
         basis.withLock { $0.manifest = result.manifest }
+        followedManifest.withLock { $0 = manifestStamp }
         let changed = state.withLock { current -> Bool in
             guard force || current.fingerprint != result.fingerprint else { return false }
             current = (result.catalog, result.catalog.publicView(), result.fingerprint)
@@ -356,22 +365,50 @@ public final class CatalogStore: Sendable {
         }
     }
 
-    /// The safety-net walk (at start and every 10 minutes): a scan and indexing pass forced
-    /// through, on a thread at the lowest priority. The index is the truth, so this walk is a
-    /// check; at start it used to take a core from the first page views. A change inotify
-    /// names is handled at normal priority (`applyFolderChanges`), after the walk.
-    /// A walk stops as soon as inotify has notices (between two folders): the change is
-    /// applied first and the walk starts again after it. False when it stopped so.
+    /// The safety-net walk (at start and every 10 minutes), on a thread at the lowest
+    /// priority: the index is the truth, so this walk is a check, and at start it used to take
+    /// a core from the first page views. Each folder is listed and compared with the snapshot
+    /// (`checkFolders`); only the folders that differ are applied, as a change inotify names
+    /// (`applyFolderChanges`); a tree the check cannot judge gets the whole scan. A walk stops
+    /// as soon as inotify has notices (between two folders): the change is applied first, at
+    /// normal priority, and the walk starts again after it. False when it stopped so.
     private func fullWalk(giveWay: (@Sendable () -> Bool)?) -> Bool {
         let finished = Atomic<Bool>(false)
         BackgroundLanes.runAtIdle(name: "library-walk") { [self] in
-            guard scan(force: true, giveWay: giveWay) != nil else { return }
-            finished.store(true, ordering: .relaxed)
-            index?.flushPlaceholders()
-            indexPass(folders: nil)
-            if index?.coverFolderListings() == true { log("index: folder listings are read from their own index now") }
+            finished.store(safetyWalk(giveWay: giveWay), ordering: .relaxed)
         }
         return finished.load(ordering: .relaxed)
+    }
+
+    /// The walk's work on the calling thread (tests call it); false when it gave way.
+    func safetyWalk(giveWay: (@Sendable () -> Bool)?) -> Bool {
+        switch checkFolders(giveWay: giveWay) {
+        case .gaveWay:
+            return false
+        case .needsScan:
+            guard scan(force: true, giveWay: giveWay) != nil else { return false }
+            index?.flushPlaceholders()
+            reconciled.store(true, ordering: .relaxed)
+            indexPass(folders: nil)
+        case .listed(let changed):
+            // Folders held back before are judged again with them (and let go when back).
+            if !changed.isEmpty || !heldFolders.withLock({ $0.isEmpty }) { applyFolderChanges(changed) }
+            // Every folder has a mark now, but those whose change the removal guard held back.
+            if heldFolders.withLock({ $0.isEmpty }) { marksWhole.store(true, ordering: .relaxed) }
+            index?.flushPlaceholders()
+            if !reconciled.exchange(true, ordering: .relaxed) {
+                // Once per process, what the index itself may lack: a snapshot scanned from the
+                // folder was never compared with the index; one from the index only needs the
+                // folders whose rows an older build read (their facts are read again).
+                if startedFromIndex, let index {
+                    if let older = index.foldersWithOlderFacts(), !older.isEmpty { indexPass(folders: older) }
+                } else {
+                    indexPass(folders: nil)
+                }
+            }
+        }
+        if index?.coverFolderListings() == true { log("index: folder listings are read from their own index now") }
+        return true
     }
 
     /// How many walks in a row give way to changes before one runs through.

@@ -51,6 +51,8 @@ extension CatalogStore {
         var unreadable = Set<String>()
         var listed = marks
         var touched = Set(fresh.keys)
+        // The stamp of the manifest a whole build read (a patch does not read it).
+        var manifestStamp: FileStamp??
         let patched = whole ? nil : scanner.patch(current, folders: fresh.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
                                                   manifest: manifest)
         if let patched {
@@ -63,6 +65,7 @@ extension CatalogStore {
                 listed[folder] = FolderMark(entries)
             }
         } else {
+            manifestStamp = manifestFileStamp()
             // Built whole from the snapshot's rows: only folders not listed before (new ones,
             // ones whose listing failed, ones with symlinked photos) are read from the file system.
             listed = [:]
@@ -95,6 +98,7 @@ extension CatalogStore {
             return nil
         }
         heldFolders.withLock { $0 = [] }
+        if let manifestStamp { followedManifest.withLock { $0 = manifestStamp } }
         folderMarks.withLock { $0 = listed }
         state.withLock { $0 = (next, next.publicView(), nextFingerprint) }
         log("catalog: \(touched.count) folder(s) changed, \(patched == nil ? "rebuilt from the snapshot" : "patched") in "
@@ -112,7 +116,7 @@ extension CatalogStore {
     }
 
     /// Whether two listings have the same subfolders (names and real paths).
-    private static func sameFolders(_ a: [(name: String, real: String)], _ b: [(name: String, real: String)]) -> Bool {
+    static func sameFolders(_ a: [(name: String, real: String)], _ b: [(name: String, real: String)]) -> Bool {
         a.count == b.count && Set(a.map { $0.name + "\u{0}" + $0.real }) == Set(b.map { $0.name + "\u{0}" + $0.real })
     }
 

@@ -97,6 +97,20 @@ extension LibraryIndex {
         }
     }
 
+    /// Folders with rows whose facts `stamps(folder:)` judges not current (an older build read
+    /// them): the rows the indexer reads again after an upgrade, found in one pass over the
+    /// table instead of comparing every album.
+    func foldersWithOlderFacts() -> Set<String>? {
+        read { db throws(SQLiteError) -> Set<String> in
+            var out = Set<String>()
+            try db.run("SELECT DISTINCT album FROM photos WHERE facts_level < ? AND (facts_level != 3 "
+                       + "OR coalesce(camera_make = 'Apple' AND video_codec IS NULL, 0))", [.int(Self.factsLevel)]) { row in
+                out.insert(row.text(0) ?? "")
+            }
+            return out
+        }
+    }
+
     /// Folders that hold at least one indexed photo.
     func folders() -> Set<String>? {
         read { db throws(SQLiteError) -> Set<String> in
