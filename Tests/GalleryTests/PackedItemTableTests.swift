@@ -11,7 +11,8 @@ import Testing
 
     /// Items of every shape the table stores apart: a plain photo, one with manifest text, a
     /// companion and a sidecar, a remote item, an id not of the `StableID` shape, a file under
-    /// another root, a stamp whose nanoseconds overflow 32 bits, a photo outside its album's folder.
+    /// another root, stamps whose nanoseconds overflow 32 or 30 bits or whose size is 0, a photo
+    /// outside its album's folder.
     static func items() -> [String: CatalogItem] {
         let stamp = FileStamp(size: 1234, mtimeSeconds: 1_700_000_000, mtimeNanoseconds: 999_999_999, inode: 42)
         var list: [CatalogItem] = [
@@ -30,6 +31,13 @@ import Testing
                         stamp: FileStamp(size: 1, mtimeSeconds: -5, mtimeNanoseconds: Int(Int32.max) + 7, inode: UInt64.max)),
             CatalogItem(id: StableID.make("item:B/moved.jpg"), albumID: "albumA", givenTitle: nil, caption: nil,
                         source: .file(relativePath: "B/moved.jpg", root: root), stamp: stamp),
+            // Stamps a row cannot hold: nanoseconds past its 30 bits, a size of 0.
+            CatalogItem(id: StableID.make("item:C/nanos.jpg"), albumID: "albumC", givenTitle: nil, caption: nil,
+                        source: .file(relativePath: "C/nanos.jpg", root: root),
+                        stamp: FileStamp(size: 9, mtimeSeconds: 3, mtimeNanoseconds: 1 << 30, inode: 7)),
+            CatalogItem(id: StableID.make("item:C/empty.jpg"), albumID: "albumC", givenTitle: nil, caption: nil,
+                        source: .file(relativePath: "C/empty.jpg", root: root),
+                        stamp: FileStamp(size: 0, mtimeSeconds: 3, mtimeNanoseconds: 5, inode: 8)),
         ]
         list[0].companions = [Companion(role: .live, name: "IMG_1.mov", stamp: stamp)]
         list[0].sidecar = SidecarFile(name: "IMG_1.jpg.xmp", stamp: stamp)

@@ -60,7 +60,7 @@ extension CatalogScanner {
             album.videoCount = videoCount
             albums[albumID] = album
         }
-        var builder = PackedItemTable.Builder(copying: old, dropping: dropped)
+        var builder = PackedItemTable.Builder(copying: old, dropping: dropped, adding: added.count)
         for item in added.values { builder.append(item) }
         var patched = Catalog(siteTitle: catalog.siteTitle, rootID: catalog.rootID, albums: albums, table: builder.finish())
         patched.showLocation = catalog.showLocation

@@ -138,6 +138,7 @@ public struct CatalogScanner: Sendable {
         }
         state.realRoot = realRoot
         state.root = LibraryRoot(realRoot)
+        state.items.useRoot(state.root)
         var manifest: Manifest?
         let manifestPath = realRoot + "/" + Manifest.fileName
         var st = stat()
@@ -198,6 +199,14 @@ public struct CatalogScanner: Sendable {
         mutating func mix(_ name: String, _ values: UInt64...) {
             hash.add(name)
             for v in values { hash.add(v) }
+        }
+
+        /// The id number of the photo `name` in `folder`: `uniqueID("item:" + its path)`
+        /// without making the path or the id's text unless ids collide.
+        mutating func uniqueItemKey(folder: String, name: String) -> UInt64 {
+            let key = StableID.itemNumber(folder: folder, name: name)
+            if usedIDs.insert(key).inserted { return key }
+            return PackedItemTable.key(uniqueID("item:" + (folder.isEmpty ? name : folder + "/" + name)))
         }
 
         /// A fresh id for `key`; on a collision the key is re-hashed with a counter.
@@ -301,21 +310,22 @@ public struct CatalogScanner: Sendable {
         var itemIDs = ItemIDList()
         itemIDs.reserveCapacity(paired.items.count)
         var videoCount = 0
+        let manifestItems = manifest?.items.flatMap { $0.isEmpty ? nil : $0 }
+        var album: Int32?
         for image in paired.items {
             guard state.items.count < maxItems else {
                 state.beyondLimit += 1
                 continue
             }
-            let rel = relativePath.isEmpty ? image.name : relativePath + "/" + image.name
-            let id = state.uniqueID("item:" + rel)
-            let text = manifest?.items?[rel]
-            var item = CatalogItem(id: id, albumID: albumID, givenTitle: nonEmpty(text?.title), caption: nonEmpty(text?.caption),
-                                   source: .file(relativePath: rel, root: state.root), stamp: image.stamp)
-            item.companions = paired.companions[image.name] ?? []
-            item.sidecar = Self.sidecar(of: image.name, in: entries.sidecars)
+            let key = state.uniqueItemKey(folder: relativePath, name: image.name)
+            let text = manifestItems?[relativePath.isEmpty ? image.name : relativePath + "/" + image.name]
+            let sidecar = Self.sidecar(of: image.name, in: entries.sidecars)
                 ?? entries.listedSidecars[image.name].map { SidecarFile(name: "", stamp: $0) }
-            state.items.append(item)
-            itemIDs.append(id)
+            let number = album ?? state.items.album(albumID, folder: relativePath)
+            album = number
+            state.items.appendFile(key: key, album: number, name: image.name, stamp: image.stamp, givenTitle: nonEmpty(text?.title),
+                                   caption: nonEmpty(text?.caption), companions: paired.companions[image.name] ?? [], sidecar: sidecar)
+            itemIDs.append(number: key)
             if ImageFiles.isMovie(name: image.name) { videoCount += 1 }
         }
         var albumIDs: [String] = []

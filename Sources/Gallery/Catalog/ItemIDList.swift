@@ -39,6 +39,12 @@ public struct ItemIDList: RandomAccessCollection, ExpressibleByArrayLiteral, Equ
 
     public mutating func reserveCapacity(_ count: Int) { values.reserveCapacity(count) }
 
+    /// Appends the id whose number (`StableID`) is `value`, without its text.
+    mutating func append(number value: UInt64) {
+        precondition(value >> 48 == 0, "an id number has 48 bits")
+        values.append(value)
+    }
+
     /// The position of `id` (a photo page asks for its place in the album).
     public func firstIndex(of id: String) -> Int? {
         guard let value = StableID.value(id) else { return others.filter { $0.value == id }.keys.min() }

@@ -6,20 +6,31 @@ public enum StableID {
     public static func make(_ key: String) -> String {
         var fnv = FNV1a()
         fnv.add(key)
+        return text(folded(fnv))
+    }
+
+    /// The number of `make("item:" + path)` for the photo `name` in `folder` (relative, ""
+    /// for the root), hashed piece by piece: a catalog build makes one per photo, and the path
+    /// (a heap string past 15 bytes), the key and the id's text were made and freed for each.
+    static func itemNumber(folder: String, name: String) -> UInt64 {
+        var fnv = FNV1a()
+        fnv.add("item:")
+        if !folder.isEmpty {
+            fnv.add(folder)
+            fnv.add("/")
+        }
+        fnv.add(name)
+        return folded(fnv)
+    }
+
+    /// The 48 bits an id keeps, with the high half folded in so that they depend on every
+    /// input bit.
+    private static func folded(_ fnv: FNV1a) -> UInt64 {
         var hash = fnv.value
-        // Fold the high half in so the 48 kept bits depend on every input bit.
         hash ^= hash >> 29
         hash = hash &* 0xbf58_476d_1ce4_e5b9
         hash ^= hash >> 32
-        // Written in place: a catalog build makes one per photo, and two arrays a call were
-        // a noticeable part of it.
-        return String(unsafeUninitializedCapacity: 12) { out in
-            for i in 0..<12 {
-                let nibble = UInt8(truncatingIfNeeded: hash >> (UInt64(i) * 4)) & 0xf
-                out[11 - i] = nibble < 10 ? 0x30 + nibble : 0x57 + nibble
-            }
-            return 12
-        }
+        return hash & 0xffff_ffff_ffff
     }
 
     /// Whether `text` has the shape of an id (exactly 12 lowercase hex digits).
