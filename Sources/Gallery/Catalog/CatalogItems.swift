@@ -53,14 +53,16 @@ public struct CatalogItems: Sendable {
     /// lookups, for the removal guard, which counts a catalog of 100,000 photos per change.
     var fileCount: Int {
         var count = 0
-        for row in 0..<table.count where table.isFile(row: row) && (albums?.contains(table.albumID(ofRow: row)) ?? true) { count += 1 }
+        for row in 0..<table.rowCount where table.isLive(row: row) && table.isFile(row: row)
+            && (albums?.contains(table.albumID(ofRow: row)) ?? true) { count += 1 }
         return count
     }
 
     /// The visible items in no particular order (an array made on each call: for tests and
     /// tools, not for request paths).
     public var values: [CatalogItem] {
-        (0..<table.count).compactMap { row in
+        (0..<table.rowCount).compactMap { row in
+            guard table.isLive(row: row) else { return nil }
             if let albums, !albums.contains(table.albumID(ofRow: row)) { return nil }
             return table.item(atRow: row)
         }

@@ -6,7 +6,7 @@ import ImagePipeline
 extension CatalogScanner {
     /// `catalog` with the photos of the albums at the given relative paths made from their
     /// entries, as a scan would make them (order, pairing, sidecars, manifest text; a photo
-    /// that stays keeps its id); the item table is copied once for all of them. nil when a
+    /// that stays keeps its id); the item table is patched once for all of them (`PackedItemTable.patched`). nil when a
     /// change is not one a patch can make: no such album, symlinked photos (whose listing
     /// depends on privacy), an unreadable folder, or more than `maxItems` photos; the caller
     /// then builds the catalog whole.
@@ -60,9 +60,8 @@ extension CatalogScanner {
             album.videoCount = videoCount
             albums[albumID] = album
         }
-        var builder = PackedItemTable.Builder(copying: old, dropping: dropped, adding: added.count)
-        for item in added.values { builder.append(item) }
-        var patched = Catalog(siteTitle: catalog.siteTitle, rootID: catalog.rootID, albums: albums, table: builder.finish())
+        let table = old.patched(dropping: dropped, adding: Array(added.values))
+        var patched = Catalog(siteTitle: catalog.siteTitle, rootID: catalog.rootID, albums: albums, table: table)
         patched.showLocation = catalog.showLocation
         return patched
     }

@@ -42,37 +42,73 @@ final class PackedItemTable: Sendable {
     }
     private static let hashedKey: UInt64 = 1 << 63
 
-    let rows: [Row]
+    /// The rows, shared with the tables patched from this one (`SharedRows`).
+    private let rows: SharedRows
+    /// How many of the shared rows this table sees (later ones are later tables').
+    let rowCount: Int
+    /// One bit per row below `rowCount` that a patch dropped from this table; empty when none.
+    private let dropped: [UInt64]
+    private let droppedCount: Int
     /// Per album number: its id, and the folder its file items' names are relative to.
     let albumIDs: [String]
     let folders: [String]
     /// The library root of the file items (one per scan); nil when there are none.
     let root: LibraryRoot?
-    /// Row numbers by the hash of their key, -1 for an empty slot (linear probing).
+    /// Row numbers by the hash of their key (linear probing): -1 an empty slot, -2 one whose
+    /// row a patch dropped (a lookup goes on past it). Never points at a dropped row.
     private let slots: [Int32]
-    private let shift: UInt64
+    /// Slots not empty (rows and dropped marks): the table is made again past half.
+    private let slotsUsed: Int
 
-    var count: Int { rows.count }
+    private static let emptySlot: Int32 = -1, droppedSlot: Int32 = -2
 
-    private init(rows: [Row], albumIDs: [String], folders: [String], root: LibraryRoot?) {
+    /// The items in the table.
+    var count: Int { rowCount - droppedCount }
+
+    private init(rows: SharedRows, rowCount: Int, dropped: [UInt64], droppedCount: Int, albumIDs: [String], folders: [String],
+                 root: LibraryRoot?, slots: [Int32]? = nil, slotsUsed: Int = 0) {
         self.rows = rows
+        self.rowCount = rowCount
+        self.dropped = dropped
+        self.droppedCount = droppedCount
         self.albumIDs = albumIDs
         self.folders = folders
         self.root = root
-        var bits: UInt64 = 4
-        while (1 << bits) < rows.count * 2 { bits += 1 }
-        shift = 64 - bits
-        var slots = [Int32](repeating: -1, count: 1 << bits)
-        let mask = (1 << Int(bits)) - 1
-        for (n, row) in rows.enumerated() {
-            var i = Self.slot(row.key, shift: shift)
-            while slots[i] >= 0 { i = (i + 1) & mask }
-            slots[i] = Int32(n)
+        if let slots {
+            self.slots = slots
+            self.slotsUsed = slotsUsed
+        } else {
+            var fresh = [Int32](repeating: Self.emptySlot, count: Self.slotCount(for: rowCount - droppedCount))
+            let live = dropped.isEmpty ? nil : dropped
+            for n in 0..<rowCount where live.map({ $0[n >> 6] & (1 << UInt64(n & 63)) == 0 }) ?? true {
+                Self.insert(row: n, key: rows[n].key, into: &fresh)
+            }
+            self.slots = fresh
+            self.slotsUsed = rowCount - droppedCount
         }
-        self.slots = slots
     }
 
-    private static func slot(_ key: UInt64, shift: UInt64) -> Int { Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> shift) }
+    /// A power of two at least twice `rows` (a load of at most 1/2).
+    private static func slotCount(for rows: Int) -> Int {
+        var count = 16
+        while count < rows * 2 { count *= 2 }
+        return count
+    }
+
+    private static func insert(row: Int, key: UInt64, into slots: inout [Int32]) {
+        let mask = slots.count - 1
+        var i = slot(key, count: slots.count)
+        while slots[i] >= 0 { i = (i + 1) & mask }
+        slots[i] = Int32(row)
+    }
+
+    /// Whether row `n` (below `rowCount`) is one of this table's items.
+    func isLive(row n: Int) -> Bool { dropped.isEmpty || dropped[n >> 6] & (1 << UInt64(n & 63)) == 0 }
+
+    /// The first slot of `key` among `count` (a power of two): the top bits of a multiplicative hash.
+    private static func slot(_ key: UInt64, count: Int) -> Int {
+        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - count.trailingZeroBitCount))
+    }
 
     /// The key of an id text: its number when it has the `StableID` shape, else a hash of it.
     static func key(_ id: String) -> UInt64 {
@@ -101,10 +137,10 @@ final class PackedItemTable: Sendable {
     func row(of id: String) -> Int? {
         let key = Self.key(id)
         let mask = slots.count - 1
-        var i = Self.slot(key, shift: shift)
-        while slots[i] >= 0 {
+        var i = Self.slot(key, count: slots.count)
+        while slots[i] != Self.emptySlot {
             let n = Int(slots[i])
-            if rows[n].key == key && (key & Self.hashedKey == 0 || rows[n].extras?.idText == id) { return n }
+            if n >= 0 && rows[n].key == key && (key & Self.hashedKey == 0 || rows[n].extras?.idText == id) { return n }
             i = (i + 1) & mask
         }
         return nil
@@ -149,32 +185,30 @@ final class PackedItemTable: Sendable {
 
     /// Collects rows; `finish` makes the table. Ids must be unique.
     struct Builder {
-        private var rows: [Row] = []
-        private var albumNumbers: [String: Int32] = [:]
-        private var albumIDs: [String] = []
-        private var folders: [String?] = []
-        private var root: LibraryRoot?
+        fileprivate var rows = SharedRows(capacity: 16)
+        fileprivate var albumNumbers: [String: Int32] = [:]
+        fileprivate var albumIDs: [String] = []
+        fileprivate var folders: [String?] = []
+        fileprivate var root: LibraryRoot?
 
         init() {}
 
-        /// The rows of `table` but `dropping` (row numbers), to which a patch adds `adding`
-        /// rows of its own: the array is made that big at once. Growing it by doubling for the
-        /// added rows copied the whole table again into twice its size, and fresh pages cost
-        /// more than the copy (the kernel clears each one): 71 % of a patch's 500-635 ms at a
-        /// million photos.
-        init(copying table: PackedItemTable, dropping: Set<Int>, adding: Int) {
-            rows.reserveCapacity(table.count - dropping.count + adding)
-            for (n, row) in table.rows.enumerated() where !dropping.contains(n) { rows.append(row) }
+        /// No rows yet, the albums and root of `table` (a patch's rows refer to its albums).
+        fileprivate init(albumsOf table: PackedItemTable, capacity: Int) {
+            rows = SharedRows(capacity: capacity)
             albumIDs = table.albumIDs
             folders = table.folders.map { Optional($0) }
+            albumNumbers.reserveCapacity(albumIDs.count)
             for (n, id) in albumIDs.enumerated() { albumNumbers[id] = Int32(n) }
             root = table.root
         }
 
         var count: Int { rows.count }
 
-        /// Room for `count` rows, when the caller knows how many will come (a listing does).
-        mutating func reserveCapacity(_ count: Int) { rows.reserveCapacity(count) }
+        /// Room for `count` rows, when the caller knows how many will come (a listing does),
+        /// and a sixteenth more for the rows later patches append (`SharedRows`): pages past
+        /// the written rows are never touched, so they cost no memory until used.
+        mutating func reserveCapacity(_ count: Int) { rows.reserve(count + count / 16 + 64) }
 
         mutating func append(_ item: CatalogItem) {
             let album: Int32
@@ -214,7 +248,7 @@ final class PackedItemTable: Sendable {
             let packedStamp = item.stamp.flatMap { PackedItemTable.fitsRow($0) ? $0 : nil }
             let extras = ItemExtras(item, idText: key & PackedItemTable.hashedKey != 0 ? item.id : nil, source: otherSource,
                                     stamp: packedStamp == nil ? item.stamp : nil)
-            rows.append(Row(key: key, name: name, size: Int64(packedStamp?.size ?? 0), mtimeSeconds: Int64(packedStamp?.mtimeSeconds ?? 0),
+            rows.build(append: Row(key: key, name: name, size: Int64(packedStamp?.size ?? 0), mtimeSeconds: Int64(packedStamp?.mtimeSeconds ?? 0),
                             inode: packedStamp?.inode ?? 0, extras: extras, album: album,
                             nanosAndFlags: UInt32(packedStamp?.mtimeNanoseconds ?? 0) | flags))
         }
@@ -244,14 +278,66 @@ final class PackedItemTable: Sendable {
             let packed = PackedItemTable.fitsRow(stamp)
             let extras = ItemExtras.make(givenTitle: givenTitle, caption: caption, companions: companions, sidecar: sidecar,
                                          stamp: packed ? nil : stamp)
-            rows.append(Row(key: key, name: name, size: Int64(packed ? stamp.size : 0), mtimeSeconds: Int64(packed ? stamp.mtimeSeconds : 0),
+            rows.build(append: Row(key: key, name: name, size: Int64(packed ? stamp.size : 0), mtimeSeconds: Int64(packed ? stamp.mtimeSeconds : 0),
                             inode: packed ? stamp.inode : 0, extras: extras, album: album,
                             nanosAndFlags: packed ? UInt32(stamp.mtimeNanoseconds) : 0))
         }
 
         func finish() -> PackedItemTable {
-            PackedItemTable(rows: rows, albumIDs: albumIDs, folders: folders.map { $0 ?? "" }, root: root)
+            PackedItemTable(rows: rows, rowCount: rows.count, dropped: [], droppedCount: 0, albumIDs: albumIDs,
+                            folders: folders.map { $0 ?? "" }, root: root)
         }
+    }
+}
+
+extension PackedItemTable {
+    /// This table without the rows `dropping` (row numbers of its items) and with `items`
+    /// added: a patch's table, made in time and memory of the change, not of the library.
+    /// The added rows are appended to the shared rows when this table saw them all (nothing
+    /// was appended since) and they have room; the id table is copied and its dropped slots
+    /// marked. Otherwise, or once dropped rows would pass an eighth of the rows, the items are
+    /// copied into rows of their own, with room for the next patches.
+    func patched(dropping: Set<Int>, adding items: [CatalogItem]) -> PackedItemTable {
+        var builder = Builder(albumsOf: self, capacity: items.count)
+        for item in items { builder.append(item) }
+        let added = builder.rows
+        let droppedNow = droppedCount + dropping.count
+        let folders = builder.folders.map { $0 ?? "" }
+        guard droppedNow * 8 <= rowCount, rows.append(from: added, after: rowCount) else {
+            var copy = Builder(albumsOf: self, capacity: 0)
+            (copy.albumIDs, copy.folders, copy.albumNumbers, copy.root) = (builder.albumIDs, builder.folders, builder.albumNumbers, builder.root)
+            copy.reserveCapacity(count - dropping.count + added.count)
+            for n in 0..<rowCount where isLive(row: n) && !dropping.contains(n) { copy.rows.build(append: rows[n]) }
+            for n in 0..<added.count { copy.rows.build(append: added[n]) }
+            return copy.finish()
+        }
+        let total = rowCount + added.count
+        var bits = dropped
+        if droppedNow > 0 {
+            bits.append(contentsOf: repeatElement(0, count: (total + 63) / 64 - bits.count))
+            for n in dropping { bits[n >> 6] |= 1 << UInt64(n & 63) }
+        }
+        var slots = self.slots
+        var used = slotsUsed
+        let mask = slots.count - 1
+        for n in dropping {
+            var i = Self.slot(rows[n].key, count: slots.count)
+            while slots[i] != Self.emptySlot && slots[i] != Int32(n) { i = (i + 1) & mask }
+            if slots[i] == Int32(n) { slots[i] = Self.droppedSlot }
+        }
+        guard (used + added.count) * 2 <= slots.count else {
+            // Past half full (dropped marks count): the id table is made again from the items.
+            return PackedItemTable(rows: rows, rowCount: total, dropped: bits, droppedCount: droppedNow, albumIDs: builder.albumIDs,
+                                   folders: folders, root: builder.root)
+        }
+        for n in rowCount..<total {
+            var i = Self.slot(rows[n].key, count: slots.count)
+            while slots[i] >= 0 { i = (i + 1) & mask }
+            if slots[i] == Self.emptySlot { used += 1 }
+            slots[i] = Int32(n)
+        }
+        return PackedItemTable(rows: rows, rowCount: total, dropped: bits, droppedCount: droppedNow, albumIDs: builder.albumIDs,
+                               folders: folders, root: builder.root, slots: slots, slotsUsed: used)
     }
 }
 
