@@ -11,8 +11,8 @@ import Testing
 
     /// Items of every shape the table stores apart: a plain photo, one with manifest text, a
     /// companion and a sidecar, a remote item, an id not of the `StableID` shape, a file under
-    /// another root, stamps whose nanoseconds overflow 32 or 30 bits or whose size is 0, a photo
-    /// outside its album's folder.
+    /// another root, stamps whose nanoseconds overflow 32 or 30 bits, whose size is 0 or past
+    /// 40 bits, whose time is before 1970, a photo outside its album's folder.
     static func items() -> [String: CatalogItem] {
         let stamp = FileStamp(size: 1234, mtimeSeconds: 1_700_000_000, mtimeNanoseconds: 999_999_999, inode: 42)
         var list: [CatalogItem] = [
@@ -38,6 +38,13 @@ import Testing
             CatalogItem(id: StableID.make("item:C/empty.jpg"), albumID: "albumC", givenTitle: nil, caption: nil,
                         source: .file(relativePath: "C/empty.jpg", root: root),
                         stamp: FileStamp(size: 0, mtimeSeconds: 3, mtimeNanoseconds: 5, inode: 8)),
+            // A size past the row's 40 bits; a time before 1970 that the row holds.
+            CatalogItem(id: StableID.make("item:C/huge.mov"), albumID: "albumC", givenTitle: nil, caption: nil,
+                        source: .file(relativePath: "C/huge.mov", root: root),
+                        stamp: FileStamp(size: 1 << 41, mtimeSeconds: 1 << 34, mtimeNanoseconds: 5, inode: 9)),
+            CatalogItem(id: StableID.make("item:C/old.jpg"), albumID: "albumC", givenTitle: nil, caption: nil,
+                        source: .file(relativePath: "C/old.jpg", root: root),
+                        stamp: FileStamp(size: 77, mtimeSeconds: -86_400 * 365 * 40, mtimeNanoseconds: 999_999_999, inode: UInt64.max)),
         ]
         list[0].companions = [Companion(role: .live, name: "IMG_1.mov", stamp: stamp)]
         list[0].sidecar = SidecarFile(name: "IMG_1.jpg.xmp", stamp: stamp)

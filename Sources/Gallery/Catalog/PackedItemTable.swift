@@ -6,39 +6,62 @@ import ImagePipeline
 /// A `[String: CatalogItem]` cost about 560 bytes a photo at 100,000 photos: the dictionary
 /// keeps its load under 3/4 in power-of-two buckets (262,144 of them for 100,000 entries), each
 /// the 16-byte key plus the ~200-byte item inline, plus the relative path on the heap. A row here
-/// is 64 bytes: the id as its 48-bit number, the file name only (its folder is the album's, kept
+/// is 56 bytes: the id as its 48-bit number, the file name only (its folder is the album's, kept
 /// once per album; names up to 15 bytes need no heap), the stamp inline, and the rare parts
 /// (manifest text, companions, sidecars, ids not of the usual shape) in one optional box.
 /// The id table holds an `Int32` row number per slot at a load of at most 1/2.
 ///
 /// Immutable once made (`Builder.finish`): every view of a snapshot shares it.
 final class PackedItemTable: Sendable {
+    /// 56 bytes: fields share words where their ranges allow (a byte of flags of its own, a
+    /// 32-bit album and 32-bit nanoseconds made it 72, 16 MB more at a million photos).
     struct Row: Sendable {
-        /// The id's 48 bits (`StableID`), or a hash with the top bit set for another id text
-        /// (kept in `extras.idText`).
-        var key: UInt64
+        /// The id's number in the low 48 bits (`StableID`; for another id text, 48 bits of a
+        /// hash, the text in `extras.idText`), the flags above.
+        private let keyAndFlags: UInt64
         /// The file name (its folder is `folders[album]`), the whole relative path (`wholePath`),
         /// or the URL of a remote item.
-        var name: String
-        /// The stamp's size; 0 when the row holds no stamp (the item's stamp, if any, is then in
-        /// `extras`: a file of size 0 is no photo, so a kept stamp is never of size 0).
-        var size: Int64
-        var mtimeSeconds: Int64
-        var inode: UInt64
-        var extras: ItemExtras?
-        var album: Int32
-        /// The stamp's nanoseconds in the low 30 bits (they are below 10^9), the flags above
-        /// them: 64 bytes a row, where a byte of flags of its own made it 72 (8 MB at a million).
-        var nanosAndFlags: UInt32
+        let name: String
+        /// The stamp's size in the low 40 bits (0 when the row holds no stamp: the item's stamp,
+        /// if any, is then in `extras`; a file of size 0 is no photo), the album number above.
+        private let sizeAndAlbum: UInt64
+        /// The stamp's mtime: its seconds (signed, 34 bits) above its nanoseconds (30 bits).
+        private let mtime: UInt64
+        private let inode: UInt64
+        let extras: ItemExtras?
 
-        var flags: UInt32 { nanosAndFlags & ~PackedItemTable.nanosMask }
+        /// `stamp` must fit (`PackedItemTable.fits`); nil: the row holds none.
+        init(key: UInt64, name: String, stamp: FileStamp?, album: Int32, flags: UInt64, extras: ItemExtras?) {
+            precondition(album >= 0 && Int(album) < 1 << 24, "album numbers fit 24 bits: each has photos, and a table at most 2,000,000")
+            keyAndFlags = key & PackedItemTable.keyMask | flags
+            self.name = name
+            sizeAndAlbum = UInt64(stamp?.size ?? 0) | UInt64(album) << 40
+            mtime = stamp.map { UInt64(bitPattern: Int64($0.mtimeSeconds)) << 30 | UInt64($0.mtimeNanoseconds) } ?? 0
+            inode = stamp?.inode ?? 0
+            self.extras = extras
+        }
+
+        /// The id's 48 bits.
+        var key: UInt64 { keyAndFlags & PackedItemTable.keyMask }
+        var flags: UInt64 { keyAndFlags & ~PackedItemTable.keyMask }
+        var album: Int { Int(sizeAndAlbum >> 40) }
+        /// The stamp the row holds (nil: see `extras`).
+        var stamp: FileStamp? {
+            let size = Int(sizeAndAlbum & (1 << 40 - 1))
+            guard size > 0 else { return nil }
+            return FileStamp(size: size, mtimeSeconds: Int(Int64(bitPattern: mtime) >> 30), mtimeNanoseconds: Int(mtime & (1 << 30 - 1)),
+                             inode: inode)
+        }
     }
 
-    static let remote: UInt32 = 1 << 30, wholePath: UInt32 = 1 << 31, nanosMask: UInt32 = (1 << 30) - 1
+    static let keyMask: UInt64 = 1 << 48 - 1
+    static let remote: UInt64 = 1 << 48, wholePath: UInt64 = 1 << 49, hashed: UInt64 = 1 << 50
 
-    /// Whether a row can hold `stamp` (else it goes to the row's box).
-    static func fitsRow(_ stamp: FileStamp) -> Bool {
-        stamp.size > 0 && stamp.mtimeNanoseconds >= 0 && stamp.mtimeNanoseconds <= Int(nanosMask)
+    /// Whether a row can hold `stamp` (else it goes to the row's box): a size of 1 byte to
+    /// 1 TB, nanoseconds below 2^30, seconds within 2^33 of 1970 (about 272 years).
+    static func fits(_ stamp: FileStamp) -> Bool {
+        stamp.size > 0 && stamp.size < 1 << 40 && stamp.mtimeNanoseconds >= 0 && stamp.mtimeNanoseconds < 1 << 30
+            && stamp.mtimeSeconds >= -(1 << 33) && stamp.mtimeSeconds < 1 << 33
     }
     private static let hashedKey: UInt64 = 1 << 63
 
@@ -137,24 +160,24 @@ final class PackedItemTable: Sendable {
     func row(of id: String) -> Int? {
         let key = Self.key(id)
         let mask = slots.count - 1
-        var i = Self.slot(key, count: slots.count)
+        var i = Self.slot(key & Self.keyMask, count: slots.count)
         while slots[i] != Self.emptySlot {
             let n = Int(slots[i])
-            if n >= 0 && rows[n].key == key && (key & Self.hashedKey == 0 || rows[n].extras?.idText == id) { return n }
+            if n >= 0 && rows[n].key == key & Self.keyMask
+                && (key & Self.hashedKey == 0 ? rows[n].flags & Self.hashed == 0 : rows[n].extras?.idText == id) { return n }
             i = (i + 1) & mask
         }
         return nil
     }
 
-    func albumID(ofRow row: Int) -> String { albumIDs[Int(rows[row].album)] }
+    func albumID(ofRow row: Int) -> String { albumIDs[rows[row].album] }
 
     func isFile(row: Int) -> Bool { rows[row].flags & Self.remote == 0 }
 
     /// The id text of a row.
     func id(ofRow row: Int) -> String {
-        let key = rows[row].key
-        if key & Self.hashedKey != 0 { return rows[row].extras?.idText ?? "" }
-        return StableID.text(key)
+        if rows[row].flags & Self.hashed != 0 { return rows[row].extras?.idText ?? "" }
+        return StableID.text(rows[row].key)
     }
 
     /// The item of a row, as the catalog had it.
@@ -166,15 +189,12 @@ final class PackedItemTable: Sendable {
         } else if row.flags & Self.remote != 0 {
             source = .remote(url: row.name)
         } else {
-            let folder = folders[Int(row.album)]
+            let folder = folders[row.album]
             let rel = row.flags & Self.wholePath != 0 || folder.isEmpty ? row.name : folder + "/" + row.name
             source = .file(relativePath: rel, root: root ?? LibraryRoot(""))
         }
-        let stamp = row.size > 0
-            ? FileStamp(size: Int(row.size), mtimeSeconds: Int(row.mtimeSeconds), mtimeNanoseconds: Int(row.nanosAndFlags & Self.nanosMask),
-                        inode: row.inode)
-            : row.extras?.stamp
-        var item = CatalogItem(id: id(ofRow: n), albumID: albumIDs[Int(row.album)], givenTitle: row.extras?.givenTitle,
+        let stamp = row.stamp ?? row.extras?.stamp
+        var item = CatalogItem(id: id(ofRow: n), albumID: albumIDs[row.album], givenTitle: row.extras?.givenTitle,
                                caption: row.extras?.caption, source: source, stamp: stamp)
         if let extras = row.extras {
             item.companions = extras.companions
@@ -221,7 +241,7 @@ final class PackedItemTable: Sendable {
                 folders.append(nil)
             }
             let key = PackedItemTable.key(item.id)
-            var flags: UInt32 = 0
+            var flags: UInt64 = key & PackedItemTable.hashedKey != 0 ? PackedItemTable.hashed : 0
             var name = ""
             var otherSource: ItemSource?
             switch item.source {
@@ -245,12 +265,10 @@ final class PackedItemTable: Sendable {
                 }
             }
             // A stamp the row cannot hold (`fitsRow`) goes to the box.
-            let packedStamp = item.stamp.flatMap { PackedItemTable.fitsRow($0) ? $0 : nil }
+            let packedStamp = item.stamp.flatMap { PackedItemTable.fits($0) ? $0 : nil }
             let extras = ItemExtras(item, idText: key & PackedItemTable.hashedKey != 0 ? item.id : nil, source: otherSource,
                                     stamp: packedStamp == nil ? item.stamp : nil)
-            rows.build(append: Row(key: key, name: name, size: Int64(packedStamp?.size ?? 0), mtimeSeconds: Int64(packedStamp?.mtimeSeconds ?? 0),
-                            inode: packedStamp?.inode ?? 0, extras: extras, album: album,
-                            nanosAndFlags: UInt32(packedStamp?.mtimeNanoseconds ?? 0) | flags))
+            rows.build(append: Row(key: key, name: name, stamp: packedStamp, album: album, flags: flags, extras: extras))
         }
 
         /// Makes `root` the root of the file items before any is added (a scan's items share it).
@@ -275,12 +293,10 @@ final class PackedItemTable: Sendable {
         mutating func appendFile(key: UInt64, album: Int32, name: String, stamp: FileStamp, givenTitle: String?, caption: String?,
                                  companions: [Companion], sidecar: SidecarFile?) {
             precondition(root != nil && folders[Int(album)] != nil, "useRoot and album(_:folder:) first")
-            let packed = PackedItemTable.fitsRow(stamp)
+            let packed = PackedItemTable.fits(stamp)
             let extras = ItemExtras.make(givenTitle: givenTitle, caption: caption, companions: companions, sidecar: sidecar,
                                          stamp: packed ? nil : stamp)
-            rows.build(append: Row(key: key, name: name, size: Int64(packed ? stamp.size : 0), mtimeSeconds: Int64(packed ? stamp.mtimeSeconds : 0),
-                            inode: packed ? stamp.inode : 0, extras: extras, album: album,
-                            nanosAndFlags: packed ? UInt32(stamp.mtimeNanoseconds) : 0))
+            rows.build(append: Row(key: key, name: name, stamp: packed ? stamp : nil, album: album, flags: 0, extras: extras))
         }
 
         func finish() -> PackedItemTable {
