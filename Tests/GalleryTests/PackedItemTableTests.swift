@@ -70,6 +70,34 @@ import Testing
         #expect(view.fileCount == 5)
     }
 
+    /// A scan's album lists read their ids from the rows; a patch that appends keeps them so,
+    /// one that copies the rows (an older catalog patched again) gives them numbers of their
+    /// own, equal, so that the old rows are not kept alive by a list.
+    @Test func albumListsReadTheRowsUntilARowCopy() throws {
+        // Twenty albums of two: a patch of one drops an eighth of the rows at most.
+        let root = try IncrementalChangeTests.library(albums: 20, photos: 2)
+        defer { IncrementalChangeTests.remove(root) }
+        let scanner = CatalogScanner(root: root, siteTitle: "T")
+        let catalog = scanner.scan().catalog
+        let rows = catalog.items.table.sharedRows
+        let filled = catalog.albums.values.filter { !$0.itemIDs.isEmpty }
+        #expect(!filled.isEmpty && filled.allSatisfy { $0.itemIDs.reads(rows) })
+        for album in filled {
+            #expect(album.itemIDs == album.itemIDs.detached() && Array(album.itemIDs) == Array(album.itemIDs.detached()))
+            for (n, id) in album.itemIDs.enumerated() { #expect(album.itemIDs.firstIndex(of: id) == n && catalog.items[id] != nil) }
+        }
+        var entries = scanner.listFolder(relativePath: "A03", absolute: root + "/A03", realRoot: ImageFiles.realPath(root)!)
+        entries.images.removeFirst()
+        let appended = try #require(scanner.patch(catalog, folders: [("A03", entries)], manifest: nil))
+        #expect(appended.items.table.sharesRows(with: catalog.items.table))
+        // The same base patched again: its rows moved on, so this patch copies them.
+        let copied = try #require(scanner.patch(catalog, folders: [("A03", entries)], manifest: nil))
+        #expect(!copied.items.table.sharesRows(with: catalog.items.table))
+        #expect(!copied.albums.values.contains { $0.itemIDs.reads(rows) })
+        #expect(copied.albums == appended.albums)
+        for album in copied.albums.values { for id in album.itemIDs { #expect(copied.items[id] == appended.items[id]) } }
+    }
+
     /// A patch replaces the rows of the changed album and keeps every other item.
     @Test func aPatchReplacesOneAlbumAndKeepsTheRest() throws {
         let library = try TestLibrary.make()

@@ -61,6 +61,11 @@ extension CatalogScanner {
             albums[albumID] = album
         }
         let table = old.patched(dropping: dropped, adding: Array(added.values))
+        if !table.sharesRows(with: old) {
+            // The items were copied into rows of their own: the lists that read the old rows take
+            // their ids as numbers, so that those rows are freed with the old snapshot.
+            for (id, album) in albums where album.itemIDs.reads(old.sharedRows) { albums[id]?.itemIDs = album.itemIDs.detached() }
+        }
         var patched = Catalog(siteTitle: catalog.siteTitle, rootID: catalog.rootID, albums: albums, table: table)
         patched.showLocation = catalog.showLocation
         return patched

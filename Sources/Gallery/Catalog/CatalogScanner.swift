@@ -308,10 +308,10 @@ public struct CatalogScanner: Sendable {
         let paired = CompanionPairing.pair(images, contentIdentifiers: { contentIdentifiers?(relativePath) ?? [:] })
 
         var itemIDs = ItemIDList()
-        itemIDs.reserveCapacity(paired.items.count)
         var videoCount = 0
         let manifestItems = manifest?.items.flatMap { $0.isEmpty ? nil : $0 }
         var album: Int32?
+        let firstRow = state.items.count
         for image in paired.items {
             guard state.items.count < maxItems else {
                 state.beyondLimit += 1
@@ -325,9 +325,9 @@ public struct CatalogScanner: Sendable {
             album = number
             state.items.appendFile(key: key, album: number, name: image.name, stamp: image.stamp, givenTitle: nonEmpty(text?.title),
                                    caption: nonEmpty(text?.caption), companions: paired.companions[image.name] ?? [], sidecar: sidecar)
-            itemIDs.append(number: key)
             if ImageFiles.isMovie(name: image.name) { videoCount += 1 }
         }
+        if album != nil { itemIDs = state.items.ids(of: firstRow..<state.items.count) }
         var albumIDs: [String] = []
         if depth < maxDepth {
             for folder in subfolders where !state.visitedDirs.contains(folder.real) {

@@ -125,6 +125,12 @@ final class PackedItemTable: Sendable {
         slots[i] = Int32(row)
     }
 
+    /// Whether this table reads the same rows as `other` (a patch appended to them).
+    func sharesRows(with other: PackedItemTable) -> Bool { rows === other.rows }
+
+    /// The rows, for the album lists that read from them (`ItemIDList.reads`).
+    var sharedRows: SharedRows { rows }
+
     /// Whether row `n` (below `rowCount`) is one of this table's items.
     func isLive(row n: Int) -> Bool { dropped.isEmpty || dropped[n >> 6] & (1 << UInt64(n & 63)) == 0 }
 
@@ -270,6 +276,10 @@ final class PackedItemTable: Sendable {
                                     stamp: packedStamp == nil ? item.stamp : nil)
             rows.build(append: Row(key: key, name: name, stamp: packedStamp, album: album, flags: flags, extras: extras))
         }
+
+        /// The ids of the rows `span` added so far, as an album's list that reads them from the
+        /// rows (`ItemIDList`): an album's photos are added one after the other in page order.
+        func ids(of span: Range<Int>) -> ItemIDList { ItemIDList(rows: rows, span: span) }
 
         /// Makes `root` the root of the file items before any is added (a scan's items share it).
         mutating func useRoot(_ root: LibraryRoot) {
