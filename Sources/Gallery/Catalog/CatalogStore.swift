@@ -382,6 +382,7 @@ public final class CatalogStore: Sendable {
 
     /// The walk's work on the calling thread (tests call it); false when it gave way.
     func safetyWalk(giveWay: (@Sendable () -> Bool)?) -> Bool {
+        let start = CatalogStore.now(), listedBefore = foldersListed.load(ordering: .relaxed)
         switch checkFolders(giveWay: giveWay) {
         case .gaveWay:
             return false
@@ -391,6 +392,8 @@ public final class CatalogStore: Sendable {
             reconciled.store(true, ordering: .relaxed)
             indexPass(folders: nil)
         case .listed(let changed):
+            log("catalog: walk listed \(foldersListed.load(ordering: .relaxed) - listedBefore) folders in "
+                + "\(Int((CatalogStore.now() - start) * 1000)) ms, \(changed.count) differ from the snapshot")
             // Folders held back before are judged again with them (and let go when back).
             if !changed.isEmpty || !heldFolders.withLock({ $0.isEmpty }) { applyFolderChanges(changed) }
             // Every folder has a mark now, but those whose change the removal guard held back.
