@@ -102,5 +102,11 @@ import Testing
         #expect(store.index?.foldersWithOlderFacts() == [])
         #expect(store.safetyWalk(giveWay: nil))
         #expect(counter.reads.load(ordering: .relaxed) - readBefore == 2)
+        // The index now says every row is current: the next start skips the pass over the table.
+        #expect(store.index?.markFactsCurrent() == true)
+        let marked = try #require(store.index).read { db throws(SQLiteError) in
+            try db.scalar("SELECT value FROM meta WHERE key = 'facts_level'")
+        }
+        #expect(marked == LibraryIndex.factsLevel)
     }
 }

@@ -405,6 +405,7 @@ public final class CatalogStore: Sendable {
                 // folders whose rows an older build read (their facts are read again).
                 if startedFromIndex, let index {
                     if let older = index.foldersWithOlderFacts(), !older.isEmpty { indexPass(folders: older) }
+                    index.markFactsCurrent()
                 } else {
                     indexPass(folders: nil)
                 }

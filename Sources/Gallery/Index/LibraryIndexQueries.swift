@@ -99,16 +99,38 @@ extension LibraryIndex {
 
     /// Folders with rows whose facts `stamps(folder:)` judges not current (an older build read
     /// them): the rows the indexer reads again after an upgrade, found in one pass over the
-    /// table instead of comparing every album.
+    /// table instead of comparing every album. Empty at once when `meta` says every row is of
+    /// this build's level (`markFactsCurrent`): the pass costs 0.2 s of CPU at a million photos.
     func foldersWithOlderFacts() -> Set<String>? {
         read { db throws(SQLiteError) -> Set<String> in
-            var out = Set<String>()
-            try db.run("SELECT DISTINCT album FROM photos WHERE facts_level < ? AND (facts_level != 3 "
-                       + "OR coalesce(camera_make = 'Apple' AND video_codec IS NULL, 0))", [.int(Self.factsLevel)]) { row in
-                out.insert(row.text(0) ?? "")
-            }
-            return out
+            guard try db.scalar("SELECT value FROM meta WHERE key = 'facts_level'") != Self.factsLevel else { return [] }
+            return try Self.foldersWithOlderFacts(db)
         }
+    }
+
+    private static func foldersWithOlderFacts(_ db: SQLiteConnection) throws(SQLiteError) -> Set<String> {
+        var out = Set<String>()
+        try db.run("SELECT DISTINCT album FROM photos WHERE facts_level < ? AND (facts_level != 3 "
+                   + "OR coalesce(camera_make = 'Apple' AND video_codec IS NULL, 0))", [.int(factsLevel)]) { row in
+            out.insert(row.text(0) ?? "")
+        }
+        return out
+    }
+
+    /// Records in `meta` that every row is of this build's level, when it is so (asked again
+    /// under the write lock), so later starts skip the pass. Only this build's writers read
+    /// the mark: an older build writing rows after it (two versions on one index at once) is
+    /// not caught until those rows change. True when the mark is set.
+    @discardableResult
+    func markFactsCurrent() -> Bool {
+        guard isWriter else { return false }
+        return withWriter { db throws(SQLiteError) -> Bool in
+            if try db.scalar("SELECT value FROM meta WHERE key = 'facts_level'") == Self.factsLevel { return true }
+            guard try Self.foldersWithOlderFacts(db).isEmpty else { return false }
+            try db.execute("INSERT INTO meta(key, value) VALUES('facts_level', \(Self.factsLevel)) "
+                           + "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+            return true
+        } ?? false
     }
 
     /// Folders that hold at least one indexed photo.
