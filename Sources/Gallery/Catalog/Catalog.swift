@@ -229,6 +229,10 @@ enum CatalogNaming {
     /// `entries` in natural name order (`precedes`), each name's sort key made once.
     static func sortedByName<T>(_ entries: [T], name: (T) -> String) -> [T] {
         guard entries.count > 1 else { return entries }
+        // Already in order (the index gives names in byte order): no keys made.
+        if entries.indices.dropLast().allSatisfy({ NaturalOrder.precedes(name(entries[$0]), name(entries[$0 + 1])) == true }) {
+            return entries
+        }
         let keys = entries.map { NaturalKey(name($0)) }
         return entries.indices.sorted { keys[$0].precedes(keys[$1]) }.map { entries[$0] }
     }
