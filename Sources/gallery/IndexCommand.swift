@@ -58,7 +58,9 @@ enum IndexCommand {
         let scanner = CatalogScanner(root: root, siteTitle: "")
         let scan = scanner.scan()
         for warning in scan.warnings { printError("gallery index: \(warning)") }
-        if !acceptRemovals, let listing = index.listing(),
+        // An index of another folder's library is replaced, not guarded (`LibraryRootMark.swift`).
+        let realRoot = ImageFiles.realPath(root) ?? root
+        if !acceptRemovals, index.holdsLibrary(at: realRoot), let listing = index.listing(),
            let problem = RemovalGuard().problem(current: scanner.build(from: listing).catalog, next: scan.catalog,
                                                 unreadable: scan.unreadableFolders) {
             printError("gallery index: not applied, the index is kept as it was: \(problem).\n"
@@ -80,6 +82,7 @@ enum IndexCommand {
         print(String(format: "index %@: %d photos; scanned %d files in %.2f s, read %d (%.0f photos/s), %d failed, %d removed, %.1f s",
                      path, summary.photos, scan.catalog.items.count, scanSeconds, summary.read, readRate, summary.failed,
                      summary.removed, summary.seconds))
+        if stop.stopSignal == nil { index.markLibrary(at: realRoot) }
         if let signal = stop.stopSignal {
             printError("gallery index: stopped by \(signal == SIGINT ? "SIGINT" : "SIGTERM"); what was read is kept, "
                        + "and the next run reads only the rest")

@@ -110,3 +110,43 @@ import Testing
         #expect(marked == LibraryIndex.factsLevel)
     }
 }
+
+/// An index of another folder's library is not served nor guarded: the start scans, and the
+/// writer's first pass replaces the rows and marks the index as this folder's.
+@Suite struct LibraryRootMarkTests {
+    @Test func anIndexOfAnotherFolderIsReplacedNotHeldBack() throws {
+        let rootA = try IncrementalChangeTests.library(albums: 2, photos: 30)
+        let rootB = try IncrementalChangeTests.library(albums: 3, photos: 2)
+        defer {
+            IncrementalChangeTests.remove(rootA)
+            IncrementalChangeTests.remove(rootB)
+        }
+        let index = try LibraryIndexTests.openIndex(IncrementalChangeTests.indexPath(rootA))
+        let counter = LibraryIndexTests.CountingReader()
+        func store(_ root: String) -> CatalogStore {
+            CatalogStore(scanner: CatalogScanner(root: root, siteTitle: "T"), index: index,
+                         indexer: LibraryIndexer(index: index, readers: 1, background: false, readFile: counter.reader), log: { _ in })
+        }
+        let first = store(rootA)
+        #expect(first.safetyWalk(giveWay: nil))
+        let realA = try #require(ImageFiles.realPath(rootA)), realB = try #require(ImageFiles.realPath(rootB))
+        #expect(index.holdsLibrary(at: realA) && !index.holdsLibrary(at: realB))
+        #expect(first.catalog.items.count == 60)
+
+        // The same cache directory, another folder: its six photos, not the sixty of the other.
+        let second = store(rootB)
+        #expect(second.catalog.items.count == 6)
+        #expect(second.safetyWalk(giveWay: nil))
+        #expect(second.heldBack == nil && second.catalog.items.count == 6)
+        #expect(index.holdsLibrary(at: realB) && !index.holdsLibrary(at: realA))
+        let restarted = CatalogStore(scanner: CatalogScanner(root: rootB, siteTitle: "T"), index: index, log: { _ in })
+        #expect(StartWalkTests.pages(restarted.catalog) == StartWalkTests.pages(second.catalog))
+
+        // An emptied folder at the same path is still the same library: held back.
+        let aside = (rootB as NSString).deletingLastPathComponent + "/aside"
+        try FileManager.default.moveItem(atPath: rootB, toPath: aside)
+        try FileManager.default.createDirectory(atPath: rootB, withIntermediateDirectories: false)
+        let emptied = store(rootB)
+        #expect(emptied.catalog.items.count == 6, "built from the index: same path, same library")
+    }
+}

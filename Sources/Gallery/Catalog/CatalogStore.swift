@@ -87,7 +87,11 @@ public final class CatalogStore: Sendable {
         let generation = index?.generation() ?? 0
         // Each folder's photos are read from the index when the build reaches it: no listing
         // of the whole library is held beside the catalog being built (`IndexedFolders`).
-        if let fromIndex = index?.readFolders({ scanner.build(from: &$0) }) {
+        // An index of another folder counts as none (`LibraryRootMark.swift`).
+        let realRoot = ImageFiles.realPath(scanner.root) ?? scanner.root
+        let ofThisLibrary = index?.holdsLibrary(at: realRoot) ?? false
+        if let index, !ofThisLibrary { log("index: \(index.path) holds another folder's library; \(realRoot) is scanned and indexed") }
+        if ofThisLibrary, let fromIndex = index?.readFolders({ scanner.build(from: &$0) }) {
             startedFromIndex = true
             let built = CatalogStore.now()
             state = Mutex((fromIndex.catalog, fromIndex.catalog.publicView(), fromIndex.fingerprint))
@@ -391,6 +395,7 @@ public final class CatalogStore: Sendable {
             index?.flushPlaceholders()
             reconciled.store(true, ordering: .relaxed)
             indexPass(folders: nil)
+            markLibrary()
         case .listed(let changed):
             log("catalog: walk listed \(foldersListed.load(ordering: .relaxed) - listedBefore) folders in "
                 + "\(Int((CatalogStore.now() - start) * 1000)) ms, \(changed.count) differ from the snapshot")
@@ -409,10 +414,19 @@ public final class CatalogStore: Sendable {
                 } else {
                     indexPass(folders: nil)
                 }
+                markLibrary()
             }
         }
         if index?.coverFolderListings() == true { log("index: folder listings are read from their own index now") }
         return true
+    }
+
+    /// Marks the index as this folder's library once a pass compared its rows with the folder
+    /// (not when the pass was cancelled or the removal guard holds a scan back: the rows may
+    /// still be another library's, as in a file from before the mark).
+    private func markLibrary() {
+        guard let index, let indexer, !indexer.isCancelled, heldBack == nil else { return }
+        index.markLibrary(at: ImageFiles.realPath(scanner.root) ?? scanner.root)
     }
 
     /// How many walks in a row give way to changes before one runs through.

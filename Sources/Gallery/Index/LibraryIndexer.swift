@@ -40,6 +40,9 @@ public final class LibraryIndexer: Sendable {
     /// Stops the pass under way (and every later one) once the files being read now are
     /// read: the process is about to exit. What was read is written; the rest is left to
     /// the next run, since unchanged stamps are what marks a file as done.
+    /// Whether `cancel` was called (a pass under way stops early).
+    public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
     public func cancel() {
         cancelled.store(true, ordering: .relaxed)
     }
