@@ -102,8 +102,7 @@ final class PackedItemTable: Sendable {
             self.slotsUsed = slotsUsed
         } else {
             var fresh = [Int32](repeating: Self.emptySlot, count: Self.slotCount(for: rowCount - droppedCount))
-            let live = dropped.isEmpty ? nil : dropped
-            for n in 0..<rowCount where live.map({ $0[n >> 6] & (1 << UInt64(n & 63)) == 0 }) ?? true {
+            for n in 0..<rowCount where Self.isLive(n, dropped: dropped) {
                 Self.insert(row: n, key: rows[n].key, into: &fresh)
             }
             self.slots = fresh
@@ -118,11 +117,15 @@ final class PackedItemTable: Sendable {
         return count
     }
 
-    private static func insert(row: Int, key: UInt64, into slots: inout [Int32]) {
+    /// Puts `row` in the first free slot from its key's (empty, or a dropped row's); true when
+    /// that slot was empty (one more slot used).
+    @discardableResult
+    private static func insert(row: Int, key: UInt64, into slots: inout [Int32]) -> Bool {
         let mask = slots.count - 1
         var i = slot(key, count: slots.count)
         while slots[i] >= 0 { i = (i + 1) & mask }
-        slots[i] = Int32(row)
+        defer { slots[i] = Int32(row) }
+        return slots[i] == emptySlot
     }
 
     /// Whether this table reads the same rows as `other` (a patch appended to them).
@@ -132,7 +135,9 @@ final class PackedItemTable: Sendable {
     var sharedRows: SharedRows { rows }
 
     /// Whether row `n` (below `rowCount`) is one of this table's items.
-    func isLive(row n: Int) -> Bool { dropped.isEmpty || dropped[n >> 6] & (1 << UInt64(n & 63)) == 0 }
+    func isLive(row n: Int) -> Bool { Self.isLive(n, dropped: dropped) }
+
+    private static func isLive(_ n: Int, dropped: [UInt64]) -> Bool { dropped.isEmpty || dropped[n >> 6] & (1 << UInt64(n & 63)) == 0 }
 
     /// The first slot of `key` among `count` (a power of two): the top bits of a multiplicative hash.
     private static func slot(_ key: UInt64, count: Int) -> Int {
@@ -237,15 +242,7 @@ final class PackedItemTable: Sendable {
         mutating func reserveCapacity(_ count: Int) { rows.reserve(count + count / 16 + 64) }
 
         mutating func append(_ item: CatalogItem) {
-            let album: Int32
-            if let known = albumNumbers[item.albumID] {
-                album = known
-            } else {
-                album = Int32(albumIDs.count)
-                albumNumbers[item.albumID] = album
-                albumIDs.append(item.albumID)
-                folders.append(nil)
-            }
+            let album = self.album(item.albumID, folder: nil)
             let key = PackedItemTable.key(item.id)
             var flags: UInt64 = key & PackedItemTable.hashedKey != 0 ? PackedItemTable.hashed : 0
             var name = ""
@@ -270,7 +267,7 @@ final class PackedItemTable: Sendable {
                     name = rel
                 }
             }
-            // A stamp the row cannot hold (`fitsRow`) goes to the box.
+            // A stamp the row cannot hold (`fits`) goes to the box.
             let packedStamp = item.stamp.flatMap { PackedItemTable.fits($0) ? $0 : nil }
             let extras = ItemExtras(item, idText: key & PackedItemTable.hashedKey != 0 ? item.id : nil, source: otherSource,
                                     stamp: packedStamp == nil ? item.stamp : nil)
@@ -286,8 +283,9 @@ final class PackedItemTable: Sendable {
             if self.root == nil { self.root = root }
         }
 
-        /// The number of the album `id` whose file items lie in `folder`, made when new.
-        mutating func album(_ id: String, folder: String) -> Int32 {
+        /// The number of the album `id` whose file items lie in `folder` (nil: the first file
+        /// item added says), made when new.
+        mutating func album(_ id: String, folder: String?) -> Int32 {
             if let known = albumNumbers[id] { return known }
             let album = Int32(albumIDs.count)
             albumNumbers[id] = album
@@ -330,8 +328,9 @@ extension PackedItemTable {
         let droppedNow = droppedCount + dropping.count
         let folders = builder.folders.map { $0 ?? "" }
         guard droppedNow * 8 <= rowCount, rows.append(from: added, after: rowCount) else {
-            var copy = Builder(albumsOf: self, capacity: 0)
-            (copy.albumIDs, copy.folders, copy.albumNumbers, copy.root) = (builder.albumIDs, builder.folders, builder.albumNumbers, builder.root)
+            // The builder's albums (with any the added rows made), rows of its own.
+            var copy = builder
+            copy.rows = SharedRows(capacity: 0)
             copy.reserveCapacity(count - dropping.count + added.count)
             for n in 0..<rowCount where isLive(row: n) && !dropping.contains(n) { copy.rows.build(append: rows[n]) }
             for n in 0..<added.count { copy.rows.build(append: added[n]) }
@@ -343,6 +342,11 @@ extension PackedItemTable {
             bits.append(contentsOf: repeatElement(0, count: (total + 63) / 64 - bits.count))
             for n in dropping { bits[n >> 6] |= 1 << UInt64(n & 63) }
         }
+        guard (slotsUsed + added.count) * 2 <= slots.count else {
+            // Past half full (dropped marks count): the id table is made again from the items.
+            return PackedItemTable(rows: rows, rowCount: total, dropped: bits, droppedCount: droppedNow, albumIDs: builder.albumIDs,
+                                   folders: folders, root: builder.root)
+        }
         var slots = self.slots
         var used = slotsUsed
         let mask = slots.count - 1
@@ -351,17 +355,7 @@ extension PackedItemTable {
             while slots[i] != Self.emptySlot && slots[i] != Int32(n) { i = (i + 1) & mask }
             if slots[i] == Int32(n) { slots[i] = Self.droppedSlot }
         }
-        guard (used + added.count) * 2 <= slots.count else {
-            // Past half full (dropped marks count): the id table is made again from the items.
-            return PackedItemTable(rows: rows, rowCount: total, dropped: bits, droppedCount: droppedNow, albumIDs: builder.albumIDs,
-                                   folders: folders, root: builder.root)
-        }
-        for n in rowCount..<total {
-            var i = Self.slot(rows[n].key, count: slots.count)
-            while slots[i] >= 0 { i = (i + 1) & mask }
-            if slots[i] == Self.emptySlot { used += 1 }
-            slots[i] = Int32(n)
-        }
+        for n in rowCount..<total where Self.insert(row: n, key: rows[n].key, into: &slots) { used += 1 }
         return PackedItemTable(rows: rows, rowCount: total, dropped: bits, droppedCount: droppedNow, albumIDs: builder.albumIDs,
                                folders: folders, root: builder.root, slots: slots, slotsUsed: used)
     }
